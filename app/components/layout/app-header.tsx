@@ -1,0 +1,167 @@
+import {
+  Bell,
+  Bot,
+  Home,
+  LogIn,
+  Menu,
+  Search,
+  Settings,
+  Shield,
+  User,
+  UserPlus,
+  X,
+} from "lucide-react";
+import { type ReactNode, useEffect, useId, useState } from "react";
+import { NavLink, useLocation } from "react-router";
+import { ButtonLink } from "~/components/ui/button";
+import type { ColorMode } from "~/lib/color-mode";
+import { cn } from "~/lib/utils";
+import { ColorModeSwitch } from "./color-mode-switch";
+import { Logo } from "./logo";
+
+export interface HeaderViewer {
+  displayName: string;
+  username: string;
+  isAdmin: boolean;
+}
+
+interface NavItem {
+  to: string;
+  label: string;
+  Icon: typeof Home;
+  adminOnly?: boolean;
+  badge?: ReactNode;
+}
+
+function navItems(notificationBadge: ReactNode): NavItem[] {
+  return [
+    { to: "/feed", label: "Feed", Icon: Home },
+    { to: "/search", label: "Search", Icon: Search },
+    { to: "/notifications", label: "Notifications", Icon: Bell, badge: notificationBadge },
+    { to: "/chatbot", label: "Assistant", Icon: Bot },
+    { to: "/profile", label: "Profile", Icon: User },
+    { to: "/settings", label: "Settings", Icon: Settings },
+    { to: "/admin", label: "Admin", Icon: Shield, adminOnly: true },
+  ];
+}
+
+/**
+ * The default layout's header: product name, navigation to every destination, the
+ * notification badge slot, the user menu and the colour-mode switch. Below `md` the
+ * navigation collapses behind a menu button.
+ */
+export function AppHeader({
+  viewer,
+  colorMode,
+  notificationBadge = null,
+}: {
+  viewer: HeaderViewer | null;
+  colorMode: ColorMode;
+  notificationBadge?: ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
+  const navId = useId();
+  const location = useLocation();
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: close the menu whenever the page changes
+  useEffect(() => setOpen(false), [location.pathname]);
+
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") setOpen(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [open]);
+
+  const items = navItems(notificationBadge).filter((item) => !item.adminOnly || viewer?.isAdmin);
+
+  return (
+    <header className="sticky top-0 z-30 border-b border-border bg-background/95 backdrop-blur">
+      <div className="mx-auto flex h-16 max-w-6xl items-center gap-3 px-4">
+        <Logo to="/feed" />
+        <nav
+          id={navId}
+          aria-label="Main"
+          className={cn(
+            "absolute inset-x-0 top-16 border-b border-border bg-background px-4 py-3 md:static md:block md:border-0 md:bg-transparent md:p-0",
+            open ? "block" : "hidden",
+          )}
+        >
+          <ul className="flex flex-col gap-1 md:flex-row md:items-center">
+            {items.map(({ to, label, Icon, badge }) => (
+              <li key={to}>
+                <NavLink
+                  to={to}
+                  prefetch="intent"
+                  viewTransition
+                  className={({ isActive }) =>
+                    cn(
+                      "flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium text-muted-foreground hover:bg-muted hover:text-foreground",
+                      isActive && "bg-accent text-accent-foreground hover:bg-accent",
+                    )
+                  }
+                >
+                  <Icon aria-hidden="true" className="size-4" />
+                  <span className="md:sr-only lg:not-sr-only">{label}</span>
+                  {badge}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="ml-auto flex items-center gap-2">
+          <ColorModeSwitch current={colorMode} />
+          <UserMenu viewer={viewer} />
+          <button
+            type="button"
+            className="rounded-md p-2 hover:bg-muted md:hidden"
+            aria-expanded={open}
+            aria-controls={navId}
+            onClick={() => setOpen((v) => !v)}
+          >
+            {open ? (
+              <X aria-hidden="true" className="size-5" />
+            ) : (
+              <Menu aria-hidden="true" className="size-5" />
+            )}
+            <span className="sr-only">{open ? "Close menu" : "Open menu"}</span>
+          </button>
+        </div>
+      </div>
+    </header>
+  );
+}
+
+function UserMenu({ viewer }: { viewer: HeaderViewer | null }) {
+  if (!viewer) {
+    return (
+      <div className="flex items-center gap-2">
+        <ButtonLink to="/auth/login" variant="ghost" size="sm">
+          <LogIn aria-hidden="true" className="size-4" />
+          Sign in
+        </ButtonLink>
+        <ButtonLink to="/auth/signup" size="sm" className="hidden sm:inline-flex">
+          <UserPlus aria-hidden="true" className="size-4" />
+          Join
+        </ButtonLink>
+      </div>
+    );
+  }
+  return (
+    <ButtonLink
+      to="/profile"
+      variant="ghost"
+      size="sm"
+      aria-label={`Your profile, ${viewer.displayName}`}
+    >
+      <span
+        aria-hidden="true"
+        className="flex size-7 items-center justify-center rounded-full bg-accent text-xs font-bold text-accent-foreground"
+      >
+        {viewer.displayName.slice(0, 1).toUpperCase()}
+      </span>
+    </ButtonLink>
+  );
+}

@@ -1,0 +1,148 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import pg from "pg";
+import * as schema from "./schema";
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: "pglite" | "postgres";
+  /** Runs `fn` with exclusive use of one connection (for advisory locks, LISTEN …). */
+  close(): Promise<void>;
+  /** Present on PostgreSQL: a pool for code that needs its own connection. */
+  pool?: pg.Pool;
+  /** Present on PGlite: the embedded engine. */
+  pglite?: PGlite;
+}
+
+export class DatabaseUnavailableError extends Error {
+  override name = "DatabaseUnavailableError";
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string; when absent the embedded PGlite engine is used. */
+  databaseUrl?: string;
+  /** Where PGlite keeps its files; `memory://` (or undefined) keeps them in memory. */
+  dataDir?: string;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * PGlite allows one process per data directory; a second one would corrupt it.
+ * A pid lock file turns that into a clear start-up error.
+ */
+function acquirePgliteLock(dir: string): () => void {
+  const lockFile = path.join(dir, "soundtrail.lock");
+  if (existsSync(lockFile)) {
+    const pid = Number(readFileSync(lockFile, "utf8").trim());
+    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
+      throw new DatabaseUnavailableError(
+        `The data directory ${dir} is in use by another Soundtrail process (pid ${pid}). ` +
+          "Stop that process first, or set DATA_DIR to another directory.",
+      );
+    }
+  }
+  writeFileSync(lockFile, String(process.pid));
+  return () => rmSync(lockFile, { force: true });
+}
+
+function describeTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+  } catch {
+    return "DATABASE_URL";
+  }
+}
+
+/** Opens the database: PostgreSQL when a URL is given, PGlite otherwise. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    try {
+      const client = await pool.connect();
+      client.release();
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw new DatabaseUnavailableError(
+        `Cannot reach PostgreSQL at ${describeTarget(options.databaseUrl)} (DATABASE_URL): ${(error as Error).message}`,
+      );
+    }
+    const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
+    return { db, kind: "postgres", pool, close: () => pool.end() };
+  }
+
+  const inMemory = !options.dataDir || options.dataDir.startsWith("memory://");
+  let release = () => {};
+  let pglite: PGlite;
+  if (inMemory) {
+    pglite = new PGlite();
+  } else {
+    const dir = options.dataDir as string;
+    mkdirSync(dir, { recursive: true });
+    release = acquirePgliteLock(dir);
+    try {
+      pglite = new PGlite(dir);
+      await pglite.waitReady;
+    } catch (error) {
+      release();
+      throw new DatabaseUnavailableError(
+        `Cannot open the embedded database in ${dir}: ${(error as Error).message}`,
+      );
+    }
+  }
+  const db = drizzlePglite({ client: pglite, schema }) as unknown as Database;
+  return {
+    db,
+    kind: "pglite",
+    pglite,
+    close: async () => {
+      await pglite.close();
+      release();
+    },
+  };
+}
+
+/** True when the database answers a trivial query. */
+export async function pingDatabase(db: Database): Promise<boolean> {
+  try {
+    await db.execute(sql`select 1`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const GLOBAL_KEY = Symbol.for("soundtrail.database");
+type GlobalWithDb = typeof globalThis & { [GLOBAL_KEY]?: DatabaseHandle };
+
+/** Makes `handle` the process-wide database used by `getDb()`. */
+export function setDatabase(handle: DatabaseHandle | undefined): void {
+  (globalThis as GlobalWithDb)[GLOBAL_KEY] = handle;
+}
+
+/** The process-wide database handle; throws when the app has not opened one. */
+export function getDatabase(): DatabaseHandle {
+  const handle = (globalThis as GlobalWithDb)[GLOBAL_KEY];
+  if (!handle) throw new Error("The database has not been opened (call openDatabase first)");
+  return handle;
+}
+
+/** The process-wide Drizzle instance. */
+export function getDb(): Database {
+  return getDatabase().db;
+}

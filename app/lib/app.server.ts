@@ -1,0 +1,54 @@
+import path from "node:path";
+import {
+  type DatabaseHandle,
+  getDatabase,
+  openDatabase,
+  pingDatabase,
+  setDatabase,
+} from "~/db/client.server";
+import { migrateDatabase } from "~/db/migrate.server";
+import { getEnv, resolveAuthSecret } from "./env.server";
+import { logger } from "./logger.server";
+
+let booting: Promise<DatabaseHandle> | undefined;
+
+/**
+ * Opens and migrates the database once per process. The server calls it before listening;
+ * under `react-router dev` the first request does.
+ */
+export function bootstrap(): Promise<DatabaseHandle> {
+  booting ??= (async () => {
+    const env = getEnv();
+    resolveAuthSecret(env);
+    const handle = await openDatabase({
+      databaseUrl: env.DATABASE_URL,
+      dataDir: path.join(env.DATA_DIR, "pglite"),
+    });
+    await migrateDatabase(handle);
+    setDatabase(handle);
+    logger.info({ database: handle.kind }, "database ready");
+    return handle;
+  })();
+  booting.catch(() => {
+    booting = undefined;
+  });
+  return booting;
+}
+
+/** Closes the database; PGlite flushes to disk here, so this must run before exit. */
+export async function shutdown(): Promise<void> {
+  if (!booting) return;
+  const handle = await booting.catch(() => undefined);
+  booting = undefined;
+  setDatabase(undefined);
+  await handle?.close();
+}
+
+/** For `/readyz`: does the database answer? */
+export async function isReady(): Promise<boolean> {
+  try {
+    return await pingDatabase(getDatabase().db);
+  } catch {
+    return false;
+  }
+}

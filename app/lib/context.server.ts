@@ -1,0 +1,29 @@
+import { createContext } from "react-router";
+
+export interface RequestInfo {
+  requestId: string;
+  /** Per-response CSP nonce for inline scripts. */
+  nonce: string;
+  /** The client address (socket, or the proxy's when TRUST_PROXY is on). */
+  clientAddress: string;
+  /** The id of the running build; open tabs compare it to notice a new deploy. */
+  buildId: string;
+}
+
+export const requestInfoContext = createContext<RequestInfo>({
+  requestId: "dev",
+  nonce: "",
+  clientAddress: "127.0.0.1",
+  buildId: "dev",
+});
+
+export interface Viewer {
+  id: string;
+  username: string;
+  displayName: string;
+  avatarUrl: string | null;
+  isAdmin: boolean;
+}
+
+/** The signed-in person, or null; set by the root middleware for every request. */
+export const viewerContext = createContext<Viewer | null>(null);

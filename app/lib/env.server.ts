@@ -1,0 +1,121 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+const flag = z
+  .enum(["1", "0", "true", "false", "on", "off", "yes", "no", ""])
+  .default("off")
+  .transform((v) => ["1", "true", "on", "yes"].includes(v));
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+/** The environment as the process sees it; every variable is documented in README §Configuration. */
+export const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    DATA_DIR: z.string().min(1).default("./data"),
+    DATABASE_URL: optionalString.pipe(
+      z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
+    ),
+    AUTH_SECRET: optionalString.pipe(
+      z.string().min(32, "must be at least 32 characters").optional(),
+    ),
+    SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+    MAIL_FROM: z.string().min(3).default("Soundtrail <no-reply@localhost>"),
+    ADMIN_EMAILS: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.email("must be a comma-separated list of e-mail addresses"))),
+    TRUST_PROXY: flag,
+    LOG_LEVEL: z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+      .default("info"),
+    LLM_BASE_URL: optionalString.pipe(z.url().optional()),
+    LLM_API_KEY: optionalString,
+    LLM_MODEL: optionalString,
+    SPOTIFY_CLIENT_ID: optionalString,
+    SPOTIFY_CLIENT_SECRET: optionalString,
+    GOOGLE_CLIENT_ID: optionalString,
+    GOOGLE_CLIENT_SECRET: optionalString,
+    GITHUB_CLIENT_ID: optionalString,
+    GITHUB_CLIENT_SECRET: optionalString,
+  })
+  .transform((env) => ({
+    ...env,
+    BASE_URL: env.BASE_URL ?? `http://localhost:${env.PORT}`,
+    DATA_DIR: path.resolve(env.DATA_DIR),
+  }));
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {
+  constructor(public readonly issues: string[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join("\n")}`);
+    this.name = "EnvError";
+  }
+}
+
+/** Parses an environment object; throws EnvError naming every bad variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    throw new EnvError(
+      result.error.issues.map((issue) => `${issue.path.join(".") || "(env)"}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}
+
+/**
+ * Returns AUTH_SECRET, generating it once into DATA_DIR/auth-secret (mode 600) when unset,
+ * so sessions survive restarts without any setup.
+ */
+export function resolveAuthSecret(env: Pick<Env, "AUTH_SECRET" | "DATA_DIR">): string {
+  if (env.AUTH_SECRET) return env.AUTH_SECRET;
+  const file = path.join(env.DATA_DIR, "auth-secret");
+  if (existsSync(file)) {
+    const stored = readFileSync(file, "utf8").trim();
+    if (stored.length >= 32) return stored;
+  }
+  mkdirSync(env.DATA_DIR, { recursive: true });
+  const secret = randomBytes(48).toString("base64url");
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+let current: Env | undefined;
+
+/** The validated environment of this process (parsed once, on first use). */
+export function getEnv(): Env {
+  current ??= parseEnv(process.env);
+  return current;
+}
+
+/** The subset of configuration that may reach the browser. */
+export function publicEnv(env: Env) {
+  return {
+    oauthProviders: (
+      [
+        ["spotify", env.SPOTIFY_CLIENT_ID],
+        ["google", env.GOOGLE_CLIENT_ID],
+        ["github", env.GITHUB_CLIENT_ID],
+      ] as const
+    )
+      .filter(([, id]) => Boolean(id))
+      .map(([name]) => name),
+  };
+}

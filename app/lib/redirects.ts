@@ -1,0 +1,76 @@
+/** Who is asking, as far as the redirect rules care. */
+export interface RedirectViewer {
+  isAdmin: boolean;
+}
+
+export interface RedirectInput {
+  /** The URL path (no query), e.g. `/admin`. */
+  pathname: string;
+  /** The query string including `?`, or empty. */
+  search?: string;
+  /** `null` when signed out. */
+  viewer: RedirectViewer | null;
+}
+
+const AUTH_ENTRY_PAGES = new Set(["/", "/auth/login", "/auth/signup", "/auth/confirm"]);
+
+function isAuthPath(pathname: string): boolean {
+  return pathname === "/auth" || pathname.startsWith("/auth/");
+}
+
+function isAdminPath(pathname: string): boolean {
+  return pathname === "/admin" || pathname.startsWith("/admin/");
+}
+
+function isPublicPath(pathname: string): boolean {
+  return pathname === "/" || pathname === "/feed" || isAuthPath(pathname);
+}
+
+/**
+ * Returns `redirectTo` when it is a same-site relative path (`/feed?x=1`), else `null`.
+ * Absolute URLs, protocol-relative `//host` and backslash tricks are refused.
+ */
+export function safeRedirectPath(redirectTo: string | null | undefined): string | null {
+  if (!redirectTo || typeof redirectTo !== "string") return null;
+  if (!redirectTo.startsWith("/") || redirectTo.startsWith("//") || redirectTo.startsWith("/\\")) {
+    return null;
+  }
+  // Control characters and whitespace can be normalised by browsers into a different URL.
+  for (const ch of redirectTo) {
+    const code = ch.charCodeAt(0);
+    if (code <= 0x20 || code === 0x7f) return null;
+  }
+  const base = "http://soundtrail.invalid";
+  let url: URL;
+  try {
+    url = new URL(redirectTo, base);
+  } catch {
+    return null;
+  }
+  if (url.origin !== base) return null;
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** The login URL that brings the visitor back to `path` after signing in. */
+export function loginUrlFor(path: string): string {
+  const safe = safeRedirectPath(path);
+  if (!safe || safe === "/" || safe === "/feed") return "/auth/login";
+  return `/auth/login?${new URLSearchParams({ redirectTo: safe })}`;
+}
+
+/**
+ * The redirect rules of spec §2, as one pure function.
+ * Returns the path to redirect to, or `null` to let the request through.
+ */
+export function decideRedirect({ pathname, search = "", viewer }: RedirectInput): string | null {
+  if (viewer) {
+    if (AUTH_ENTRY_PAGES.has(pathname)) {
+      const wanted = safeRedirectPath(new URLSearchParams(search).get("redirectTo"));
+      return wanted && !AUTH_ENTRY_PAGES.has(wanted.split(/[?#]/)[0] ?? "") ? wanted : "/feed";
+    }
+    if (isAdminPath(pathname) && !viewer.isAdmin) return "/feed";
+    return null;
+  }
+  if (isPublicPath(pathname)) return null;
+  return loginUrlFor(`${pathname}${search}`);
+}

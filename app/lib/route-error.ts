@@ -1,0 +1,57 @@
+import { isRouteErrorResponse } from "react-router";
+
+export interface DescribedError {
+  status: number;
+  statusText: string;
+  message: string;
+  /** Only in development. */
+  stack?: string;
+  /** A lazily loaded route module failed to load (usually a new deploy). */
+  isChunkLoadError: boolean;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+const CHUNK_ERROR =
+  /Failed to fetch dynamically imported module|Importing a module script failed|error loading dynamically imported module|Unable to preload CSS/i;
+
+/** Turns whatever a route threw into what the error screen shows. */
+export function describeRouteError(
+  error: unknown,
+  pathname: string,
+  isDevelopment: boolean,
+): DescribedError {
+  if (isRouteErrorResponse(error)) {
+    const statusText = error.statusText || STATUS_TEXT[error.status] || "Error";
+    if (error.status === 404) {
+      return {
+        status: 404,
+        statusText,
+        message: `Page not found: ${pathname}`,
+        isChunkLoadError: false,
+      };
+    }
+    const message = typeof error.data === "string" && error.data.trim() ? error.data : statusText;
+    return { status: error.status, statusText, message, isChunkLoadError: false };
+  }
+  const isChunkLoadError = error instanceof Error && CHUNK_ERROR.test(error.message);
+  return {
+    status: 500,
+    statusText: STATUS_TEXT[500] as string,
+    message:
+      isDevelopment && error instanceof Error
+        ? error.message
+        : "Something went wrong on our side. Please try again.",
+    stack: isDevelopment && error instanceof Error ? error.stack : undefined,
+    isChunkLoadError,
+  };
+}

@@ -1,0 +1,109 @@
+import { useEffect, useRef } from "react";
+import {
+  data,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLocation,
+  useRouteError,
+} from "react-router";
+import type { Route } from "./+types/root";
+import "./app.css";
+import { ErrorScreen } from "~/components/layout/error-screen";
+import { showToast, Toaster } from "~/components/ui/toaster";
+import { COLOR_MODE_COOKIE, type ColorMode, isColorMode } from "~/lib/color-mode";
+import { requestInfoContext, viewerContext } from "~/lib/context.server";
+import { parseCookies } from "~/lib/cookies.server";
+import { getEnv, publicEnv } from "~/lib/env.server";
+import { viewerMiddleware } from "~/lib/guards.server";
+import { useNonce } from "~/lib/nonce";
+import { reloadOnce } from "~/lib/reload-guard";
+import { describeRouteError } from "~/lib/route-error";
+import { clearFlashCookie, readFlashToast } from "~/lib/toast.server";
+import { useColorMode } from "~/lib/use-color-mode";
+import { useNewVersionCheck } from "~/lib/use-new-version";
+
+export const meta: Route.MetaFunction = () => [
+  { title: "Soundtrail" },
+  { name: "description", content: "Share your music journey with friends" },
+];
+
+export const links: Route.LinksFunction = () => [
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  { rel: "icon", href: "/favicon.ico", sizes: "32x32" },
+  { rel: "apple-touch-icon", href: "/icon-192.png" },
+  { rel: "manifest", href: "/manifest.webmanifest" },
+];
+
+export const middleware: Route.MiddlewareFunction[] = [viewerMiddleware];
+
+export function loader({ request, context }: Route.LoaderArgs) {
+  const cookies = parseCookies(request.headers.get("Cookie"));
+  const preference = cookies.get(COLOR_MODE_COOKIE);
+  const { toast, present } = readFlashToast(request);
+  const viewer = context.get(viewerContext);
+  return data(
+    {
+      colorMode: isColorMode(preference) ? preference : ("system" as ColorMode),
+      toast,
+      viewer,
+      buildId: context.get(requestInfoContext).buildId,
+      config: publicEnv(getEnv()),
+    },
+    present ? { headers: { "Set-Cookie": clearFlashCookie } } : undefined,
+  );
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const nonce = useNonce();
+  const colorMode = useColorMode();
+  return (
+    <html lang="en" data-theme={colorMode} suppressHydrationWarning>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#15803d" />
+        <Meta />
+        <Links />
+      </head>
+      <body className="min-h-dvh bg-background text-foreground">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-primary focus:px-4 focus:py-2 focus:text-primary-foreground"
+        >
+          Skip to content
+        </a>
+        {children}
+        <Toaster />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App({ loaderData }: Route.ComponentProps) {
+  const shown = useRef<string | null>(null);
+  useEffect(() => {
+    const toast = loaderData.toast;
+    if (!toast) return;
+    const key = JSON.stringify(toast);
+    if (shown.current === key) return;
+    shown.current = key;
+    showToast(toast);
+  }, [loaderData.toast]);
+  useNewVersionCheck(loaderData.buildId);
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const { pathname } = useLocation();
+  const described = describeRouteError(error, pathname, import.meta.env.DEV);
+  useEffect(() => {
+    if (described.isChunkLoadError) reloadOnce();
+  }, [described.isChunkLoadError]);
+  return <ErrorScreen error={described} />;
+}

@@ -1,0 +1,27 @@
+import { Outlet } from "react-router";
+import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
+import { Logo } from "~/components/layout/logo";
+import { redirectRulesMiddleware } from "~/lib/guards.server";
+import { useColorModePreference } from "~/lib/use-color-mode";
+import type { Route } from "./+types/layout";
+
+export const middleware: Route.MiddlewareFunction[] = [redirectRulesMiddleware];
+
+export function loader() {
+  return null;
+}
+
+export default function AuthLayout() {
+  const colorMode = useColorModePreference();
+  return (
+    <div className="flex min-h-dvh flex-col bg-card">
+      <header className="mx-auto flex h-16 w-full max-w-md items-center justify-between px-4">
+        <Logo />
+        <ColorModeSwitch current={colorMode} />
+      </header>
+      <main id="main" className="mx-auto w-full max-w-md flex-1 px-4 pb-16 pt-4">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+import { Disc3, Heart, MessageCircle, Radio, Sparkles, Users } from "lucide-react";
+import { ButtonLink } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { EmptyState } from "~/components/ui/empty-state";
+import type { Route } from "./+types/home";
+
+export const meta: Route.MetaFunction = () => [
+  { title: "Soundtrail" },
+  { name: "description", content: "Share your music journey with friends" },
+  { property: "og:title", content: "Soundtrail" },
+  { property: "og:description", content: "Share your music journey with friends" },
+  { property: "og:type", content: "website" },
+  { property: "og:image", content: "/icon-512.png" },
+  { name: "twitter:card", content: "summary" },
+];
+
+export function loader() {
+  return null;
+}
+
+const features = [
+  {
+    Icon: Disc3,
+    title: "Post what you're playing",
+    text: "A track, an album, an artist — with a note, a mood and a link to your streaming service.",
+  },
+  {
+    Icon: Users,
+    title: "Follow your friends",
+    text: "See what the people you care about are listening to, newest first.",
+  },
+  {
+    Icon: Heart,
+    title: "Like and comment",
+    text: "React to a discovery, trade recommendations, start a conversation.",
+  },
+  {
+    Icon: Radio,
+    title: "Live notifications",
+    text: "Know the moment a friend likes your post or mentions you.",
+  },
+  {
+    Icon: Sparkles,
+    title: "A music assistant",
+    text: "Ask about your own journey: your top artists, your moods, what to play next.",
+  },
+  {
+    Icon: MessageCircle,
+    title: "Yours to host",
+    text: "Runs on one machine out of the box, on PostgreSQL when your community grows.",
+  },
+];
+
+export default function Home() {
+  return (
+    <main id="main">
+      <section className="mx-auto max-w-6xl px-4 py-16 sm:py-24">
+        <p className="text-sm font-semibold uppercase tracking-wider text-primary">Soundtrail</p>
+        <h1 className="mt-3 max-w-3xl text-4xl font-black tracking-tight sm:text-6xl">
+          Share your music journey with friends.
+        </h1>
+        <p className="mt-6 max-w-2xl text-lg text-muted-foreground">
+          The songs that got you through the week, the album you can't stop replaying, the artist
+          you just discovered — keep them in one place and see what your friends are playing.
+        </p>
+        <div className="mt-8 flex flex-wrap gap-3">
+          <ButtonLink to="/auth/signup" size="lg">
+            Create your account
+          </ButtonLink>
+          <ButtonLink to="/feed" variant="secondary" size="lg">
+            Browse the public feed
+          </ButtonLink>
+        </div>
+      </section>
+
+      <section aria-labelledby="features-title" className="border-y border-border bg-card">
+        <div className="mx-auto max-w-6xl px-4 py-16">
+          <h2 id="features-title" className="text-2xl font-bold">
+            Everything a music friend needs
+          </h2>
+          <ul className="mt-8 grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
+            {features.map(({ Icon, title, text }) => (
+              <li key={title}>
+                <Card className="h-full bg-background">
+                  <Icon aria-hidden="true" className="size-6 text-primary" />
+                  <h3 className="mt-3 font-semibold">{title}</h3>
+                  <p className="mt-1 text-sm text-muted-foreground">{text}</p>
+                </Card>
+              </li>
+            ))}
+          </ul>
+        </div>
+      </section>
+
+      <section aria-labelledby="activity-title" className="mx-auto max-w-6xl px-4 py-16">
+        <h2 id="activity-title" className="text-2xl font-bold">
+          Happening now
+        </h2>
+        <p className="mt-1 text-muted-foreground">The latest public posts on this instance.</p>
+        <div className="mt-6">
+          <EmptyState
+            icon={Disc3}
+            title="No public posts yet"
+            action={<ButtonLink to="/auth/signup">Be the first to share</ButtonLink>}
+          >
+            This Soundtrail is brand new. Public posts will show up here as soon as people start
+            sharing.
+          </EmptyState>
+        </div>
+      </section>
+    </main>
+  );
+}

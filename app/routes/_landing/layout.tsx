@@ -1,0 +1,35 @@
+import { Outlet } from "react-router";
+import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
+import { Logo } from "~/components/layout/logo";
+import { SiteFooter } from "~/components/layout/site-footer";
+import { ButtonLink } from "~/components/ui/button";
+import { redirectRulesMiddleware } from "~/lib/guards.server";
+import { useColorModePreference } from "~/lib/use-color-mode";
+import type { Route } from "./+types/layout";
+
+export const middleware: Route.MiddlewareFunction[] = [redirectRulesMiddleware];
+
+export function loader() {
+  return null;
+}
+
+export default function LandingLayout() {
+  const colorMode = useColorModePreference();
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="border-b border-border">
+        <div className="mx-auto flex h-16 max-w-6xl items-center gap-3 px-4">
+          <Logo />
+          <div className="ml-auto flex items-center gap-2">
+            <ColorModeSwitch current={colorMode} />
+            <ButtonLink to="/auth/login" variant="ghost" size="sm">
+              Sign in
+            </ButtonLink>
+          </div>
+        </div>
+      </header>
+      <Outlet />
+      <SiteFooter />
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+// After `react-router build`: bundle the node server, write the build id, precompress assets.
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+const clientDir = path.resolve("build/client");
+
+await build({
+  entryPoints: ["server/index.ts"],
+  outfile: "build/server.mjs",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  logLevel: "warning",
+});
+
+const { default: serverBuild } = { default: await import(path.resolve("build/server/index.js")) };
+const id = createHash("sha256")
+  .update(serverBuild.assets.version)
+  .update(String(Date.now()))
+  .digest("hex")
+  .slice(0, 16);
+writeFileSync(path.join(clientDir, "version.json"), JSON.stringify({ id }));
+
+const COMPRESSIBLE = /\.(js|mjs|css|json|svg|webmanifest|txt|map)$/;
+let count = 0;
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) {
+      walk(file);
+    } else if (COMPRESSIBLE.test(name) && !name.endsWith("version.json")) {
+      const data = readFileSync(file);
+      if (data.length < 512) continue;
+      writeFileSync(`${file}.gz`, gzipSync(data, { level: 9 }));
+      writeFileSync(
+        `${file}.br`,
+        brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+      );
+      count++;
+    }
+  }
+}
+walk(clientDir);
+console.log(`postbuild: server bundled, build id ${id}, ${count} assets precompressed`);
