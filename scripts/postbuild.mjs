@@ -5,11 +5,12 @@ import path from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
-const clientDir = path.resolve("build/client");
+const buildDir = path.resolve(process.env.SOUNDTRAIL_BUILD_DIR ?? "build");
+const clientDir = path.join(buildDir, "client");
 
 await build({
   entryPoints: ["server/index.ts"],
-  outfile: "build/server.mjs",
+  outfile: path.join(buildDir, "server.mjs"),
   bundle: true,
   platform: "node",
   format: "esm",
@@ -18,7 +19,7 @@ await build({
   logLevel: "warning",
 });
 
-const { default: serverBuild } = { default: await import(path.resolve("build/server/index.js")) };
+const { default: serverBuild } = { default: await import(path.join(buildDir, "server/index.js")) };
 const id = createHash("sha256")
   .update(serverBuild.assets.version)
   .update(String(Date.now()))

@@ -1,0 +1,78 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DatabaseUnavailableError, openDatabase, pingDatabase } from "./client.server";
+import { migrateDatabase } from "./migrate.server";
+import { appMeta } from "./schema";
+import { createTestDatabase, type TestDatabase } from "./test-db.server";
+
+describe("database layer", () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+  });
+  afterAll(() => testDb.destroy());
+
+  it("applies the committed migrations and answers queries", async () => {
+    expect(await pingDatabase(testDb.db)).toBe(true);
+    await testDb.db.insert(appMeta).values({ key: "first_start", value: "now" });
+    const rows = await testDb.db.select().from(appMeta).where(eq(appMeta.key, "first_start"));
+    expect(rows).toEqual([expect.objectContaining({ key: "first_start", value: "now" })]);
+  });
+
+  it("can apply migrations again without changing anything", async () => {
+    await migrateDatabase(testDb);
+    const result = await testDb.db.execute(sql`select count(*)::int as n from app_meta`);
+    expect(result.rows[0]).toEqual({ n: 1 });
+  });
+});
+
+describe("embedded database on disk", () => {
+  it("keeps what was written after a clean close", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "st-pglite-"));
+    const first = await openDatabase({ dataDir: dir });
+    await migrateDatabase(first);
+    await first.db.insert(appMeta).values({ key: "k", value: "persisted" });
+    await first.close();
+
+    const second = await openDatabase({ dataDir: dir });
+    const rows = await second.db.select({ value: appMeta.value }).from(appMeta);
+    await second.close();
+    expect(rows).toEqual([{ value: "persisted" }]);
+  });
+
+  it("refuses a data directory another live process holds, naming the directory", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "st-pglite-"));
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"]);
+    try {
+      writeFileSync(path.join(dir, "soundtrail.lock"), String(other.pid));
+      const error = await openDatabase({ dataDir: dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseUnavailableError);
+      expect((error as Error).message).toContain(dir);
+      expect((error as Error).message).toContain("in use by another Soundtrail process");
+    } finally {
+      other.kill();
+    }
+  });
+
+  it("takes over a lock left behind by a process that is gone", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "st-pglite-"));
+    writeFileSync(path.join(dir, "soundtrail.lock"), "999999999");
+    const handle = await openDatabase({ dataDir: dir });
+    expect(await pingDatabase(handle.db)).toBe(true);
+    await handle.close();
+  });
+});
+
+describe("PostgreSQL server", () => {
+  it("explains clearly when the server cannot be reached", async () => {
+    const error = await openDatabase({ databaseUrl: "postgres://nobody@127.0.0.1:1/soundtrail" }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect((error as Error).message).toContain("Cannot reach PostgreSQL at 127.0.0.1:1/soundtrail");
+  });
+});

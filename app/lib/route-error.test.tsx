@@ -1,0 +1,69 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { createMemoryRouter, data, RouterProvider } from "react-router";
+import { describe, expect, it } from "vitest";
+import { ErrorScreen } from "~/components/layout/error-screen";
+import { describeRouteError } from "./route-error";
+
+function routeError(status: number, body: unknown = null, statusText = "") {
+  try {
+    throw data(body, { status, statusText });
+  } catch (thrown) {
+    // data() returns a DataWithResponseInit; React Router turns it into an ErrorResponse.
+    return { internal: false, status, statusText, data: (thrown as { data: unknown }).data };
+  }
+}
+
+function render(error: ReturnType<typeof describeRouteError>) {
+  // ErrorScreen renders a <Link>, which needs a router around it.
+  const router = createMemoryRouter([{ path: "*", element: <ErrorScreen error={error} /> }]);
+  return renderToStaticMarkup(<RouterProvider router={router} />);
+}
+
+describe("error screen", () => {
+  it("says which page was not found on a 404", () => {
+    const described = describeRouteError(
+      { status: 404, statusText: "Not Found", internal: true, data: "" },
+      "/no/such/page",
+      false,
+    );
+    expect(described).toMatchObject({ status: 404, message: "Page not found: /no/such/page" });
+    const html = render(described);
+    expect(html).toContain("404");
+    expect(html).toContain("Page not found: /no/such/page");
+    expect(html).toContain("Go Home");
+    expect(html).toContain('href="/"');
+  });
+
+  it("shows the status code, status message and the server's explanation", () => {
+    const described = describeRouteError(routeError(403, "You cannot do that"), "/x", false);
+    expect(described).toMatchObject({ status: 403, statusText: "Forbidden", message: "You cannot do that" });
+  });
+
+  it("hides the message and stack of unexpected errors outside development", () => {
+    const error = new Error("secret database password in message");
+    const described = describeRouteError(error, "/feed", false);
+    expect(described.status).toBe(500);
+    expect(described.statusText).toBe("Internal Server Error");
+    expect(described.message).not.toContain("secret");
+    expect(described.stack).toBeUndefined();
+    const html = render(described);
+    expect(html).not.toContain("secret");
+    expect(html).toContain("Go Home");
+  });
+
+  it("shows the stack in development", () => {
+    const described = describeRouteError(new Error("boom"), "/feed", true);
+    expect(described.message).toBe("boom");
+    expect(described.stack).toContain("boom");
+    expect(render(described)).toContain("<pre");
+  });
+
+  it("recognises a lazy route that failed to load", () => {
+    const described = describeRouteError(
+      new TypeError("Failed to fetch dynamically imported module: /assets/feed-abc.js"),
+      "/feed",
+      false,
+    );
+    expect(described.isChunkLoadError).toBe(true);
+  });
+});

@@ -1,0 +1,96 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientAddress } from "./client-address";
+import { checkOrigin } from "./origin";
+import { serveStatic } from "./static";
+
+describe("static files", () => {
+  let server: Server;
+  let base: string;
+  const script = `console.log("${"soundtrail ".repeat(100)}")`;
+
+  beforeAll(async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "st-static-"));
+    mkdirSync(path.join(root, "assets"));
+    writeFileSync(path.join(root, "assets", "app-abc123.js"), script);
+    writeFileSync(path.join(root, "assets", "app-abc123.js.gz"), gzipSync(script));
+    writeFileSync(path.join(root, "assets", "app-abc123.js.br"), brotliCompressSync(script));
+    writeFileSync(path.join(root, "favicon.svg"), "<svg/>");
+    writeFileSync(path.join(root, "secret.env"), "nope");
+    server = createServer(async (req, res) => {
+      const pathname = (req.url ?? "/").split("?")[0] ?? "/";
+      if (!(await serveStatic(req, res, root, pathname))) {
+        res.writeHead(404);
+        res.end("fallthrough");
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it("serves hashed assets as immutable for a year, brotli first", async () => {
+    const res = await fetch(`${base}/assets/app-abc123.js`, { headers: { "Accept-Encoding": "gzip, br" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(res.headers.get("content-encoding")).toBe("br");
+    expect(res.headers.get("vary")).toBe("Accept-Encoding");
+    expect(await res.text()).toBe(script);
+  });
+
+  it("falls back to gzip, then to the plain file", async () => {
+    const gz = await fetch(`${base}/assets/app-abc123.js`, { headers: { "Accept-Encoding": "gzip" } });
+    expect(gz.headers.get("content-encoding")).toBe("gzip");
+    expect(await gz.text()).toBe(script);
+    const plain = await fetch(`${base}/assets/app-abc123.js`, { headers: { "Accept-Encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(await plain.text()).toBe(script);
+  });
+
+  it("caches unhashed public files for an hour", async () => {
+    const res = await fetch(`${base}/favicon.svg`);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(res.headers.get("content-type")).toBe("image/svg+xml");
+  });
+
+  it.each(["/../../etc/passwd", "/assets/%2e%2e/%2e%2e/etc/passwd", "/secret.env", "/assets/missing.js"])(
+    "does not serve %s",
+    async (url) => {
+      const res = await fetch(`${base}${url}`);
+      expect(await res.text()).toBe("fallthrough");
+    },
+  );
+});
+
+describe("origin check for state-changing requests", () => {
+  const own = ["http://localhost:3000"];
+  const post = (headers: Record<string, string>) =>
+    new Request("http://localhost:3000/api/color-mode", { method: "POST", headers });
+
+  it("lets same-origin and safe requests through", () => {
+    expect(checkOrigin(post({ Origin: "http://localhost:3000" }), own)).toBeNull();
+    expect(checkOrigin(new Request("http://localhost:3000/feed"), own)).toBeNull();
+    expect(checkOrigin(post({}), own)).toBeNull();
+  });
+
+  it("refuses a foreign origin and cross-site fetch metadata", () => {
+    expect(checkOrigin(post({ Origin: "https://evil.example" }), own)).toBe("foreign origin");
+    expect(checkOrigin(post({ Origin: "null" }), own)).toBe("foreign origin");
+    expect(checkOrigin(post({ "Sec-Fetch-Site": "cross-site" }), own)).toBe("cross-site request");
+  });
+});
+
+describe("client address", () => {
+  it("uses the socket address unless the proxy is trusted", () => {
+    expect(clientAddress("10.0.0.5", "1.2.3.4", false)).toBe("10.0.0.5");
+  });
+  it("takes the hop the trusted proxy appended, not the client-sent ones", () => {
+    expect(clientAddress("10.0.0.5", "6.6.6.6, 203.0.113.9", true)).toBe("203.0.113.9");
+    expect(clientAddress("10.0.0.5", null, true)).toBe("10.0.0.5");
+  });
+});
