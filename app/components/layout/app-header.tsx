@@ -110,9 +110,15 @@ export function AppHeader({
               </li>
             ))}
           </ul>
+          <div className="mt-3 flex items-center justify-between border-t border-border pt-3 sm:hidden">
+            <span className="text-sm text-muted-foreground">Theme</span>
+            <ColorModeSwitch current={colorMode} />
+          </div>
         </nav>
         <div className="ml-auto flex items-center gap-2">
-          <ColorModeSwitch current={colorMode} />
+          <div className="hidden sm:block">
+            <ColorModeSwitch current={colorMode} />
+          </div>
           <UserMenu viewer={viewer} />
           <button
             type="button"
@@ -138,14 +144,16 @@ function UserMenu({ viewer }: { viewer: HeaderViewer | null }) {
   if (!viewer) {
     return (
       <div className="flex items-center gap-2">
-        <ButtonLink to="/auth/login" variant="ghost" size="sm">
+        <ButtonLink to="/auth/login" variant="ghost" size="sm" className="whitespace-nowrap">
           <LogIn aria-hidden="true" className="size-4" />
           Sign in
         </ButtonLink>
-        <ButtonLink to="/auth/signup" size="sm" className="hidden sm:inline-flex">
-          <UserPlus aria-hidden="true" className="size-4" />
-          Join
-        </ButtonLink>
+        <span className="hidden sm:block">
+          <ButtonLink to="/auth/signup" size="sm">
+            <UserPlus aria-hidden="true" className="size-4" />
+            Join
+          </ButtonLink>
+        </span>
       </div>
     );
   }

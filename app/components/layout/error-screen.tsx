@@ -1,4 +1,4 @@
-import { Home } from "lucide-react";
+import { AudioWaveform, Home } from "lucide-react";
 import { ButtonLink } from "~/components/ui/button";
 import type { DescribedError } from "~/lib/route-error";
 
@@ -9,6 +9,12 @@ export function ErrorScreen({ error }: { error: DescribedError }) {
       id="main"
       className="mx-auto flex min-h-[60vh] max-w-xl flex-col items-center justify-center px-4 py-16 text-center"
     >
+      <span
+        aria-hidden="true"
+        className="mb-6 rounded-xl bg-primary p-2 text-primary-foreground"
+      >
+        <AudioWaveform className="size-6" />
+      </span>
       <p className="text-6xl font-black text-primary">{error.status}</p>
       <h1 className="mt-2 text-2xl font-bold">{error.statusText}</h1>
       <p className="mt-3 break-words text-muted-foreground">{error.message}</p>
