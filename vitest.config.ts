@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ["app/**/*.test.{ts,tsx}", "server/**/*.test.ts"],
     environment: "node",
+    // Vite exposes its own BASE_URL ("/") in process.env; give the app a real one.
+    env: { BASE_URL: "http://localhost:3000", NODE_ENV: "test", LOG_LEVEL: "silent" },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

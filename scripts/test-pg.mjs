@@ -8,7 +8,9 @@ const client = new pg.Client({ connectionString: url });
 try {
   await client.connect();
   const { rows } = await client.query("show server_version");
-  console.log(`test:pg against PostgreSQL ${rows[0].server_version} (${url.replace(/:[^:@/]*@/, ":***@")})`);
+  console.log(
+    `test:pg against PostgreSQL ${rows[0].server_version} (${url.replace(/:[^:@/]*@/, ":***@")})`,
+  );
 } catch (error) {
   console.error(`Cannot reach PostgreSQL at TEST_DATABASE_URL=${url}: ${error.message}`);
   process.exit(1);

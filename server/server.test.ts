@@ -35,7 +35,9 @@ describe("static files", () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   it("serves hashed assets as immutable for a year, brotli first", async () => {
-    const res = await fetch(`${base}/assets/app-abc123.js`, { headers: { "Accept-Encoding": "gzip, br" } });
+    const res = await fetch(`${base}/assets/app-abc123.js`, {
+      headers: { "Accept-Encoding": "gzip, br" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(res.headers.get("content-encoding")).toBe("br");
@@ -44,10 +46,14 @@ describe("static files", () => {
   });
 
   it("falls back to gzip, then to the plain file", async () => {
-    const gz = await fetch(`${base}/assets/app-abc123.js`, { headers: { "Accept-Encoding": "gzip" } });
+    const gz = await fetch(`${base}/assets/app-abc123.js`, {
+      headers: { "Accept-Encoding": "gzip" },
+    });
     expect(gz.headers.get("content-encoding")).toBe("gzip");
     expect(await gz.text()).toBe(script);
-    const plain = await fetch(`${base}/assets/app-abc123.js`, { headers: { "Accept-Encoding": "identity" } });
+    const plain = await fetch(`${base}/assets/app-abc123.js`, {
+      headers: { "Accept-Encoding": "identity" },
+    });
     expect(plain.headers.get("content-encoding")).toBeNull();
     expect(await plain.text()).toBe(script);
   });
@@ -58,13 +64,15 @@ describe("static files", () => {
     expect(res.headers.get("content-type")).toBe("image/svg+xml");
   });
 
-  it.each(["/../../etc/passwd", "/assets/%2e%2e/%2e%2e/etc/passwd", "/secret.env", "/assets/missing.js"])(
-    "does not serve %s",
-    async (url) => {
-      const res = await fetch(`${base}${url}`);
-      expect(await res.text()).toBe("fallthrough");
-    },
-  );
+  it.each([
+    "/../../etc/passwd",
+    "/assets/%2e%2e/%2e%2e/etc/passwd",
+    "/secret.env",
+    "/assets/missing.js",
+  ])("does not serve %s", async (url) => {
+    const res = await fetch(`${base}${url}`);
+    expect(await res.text()).toBe("fallthrough");
+  });
 });
 
 describe("origin check for state-changing requests", () => {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { eq, sql } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError, openDatabase, pingDatabase } from "./client.server";
 import { migrateDatabase } from "./migrate.server";
@@ -25,8 +25,8 @@ describe("database layer", () => {
 
   it("can apply migrations again without changing anything", async () => {
     await migrateDatabase(testDb);
-    const result = await testDb.db.execute(sql`select count(*)::int as n from app_meta`);
-    expect(result.rows[0]).toEqual({ n: 1 });
+    const rows = await testDb.db.select({ n: count() }).from(appMeta);
+    expect(rows).toEqual([{ n: 1 }]);
   });
 });
 
@@ -69,9 +69,9 @@ describe("embedded database on disk", () => {
 
 describe("PostgreSQL server", () => {
   it("explains clearly when the server cannot be reached", async () => {
-    const error = await openDatabase({ databaseUrl: "postgres://nobody@127.0.0.1:1/soundtrail" }).catch(
-      (e: unknown) => e,
-    );
+    const error = await openDatabase({
+      databaseUrl: "postgres://nobody@127.0.0.1:1/soundtrail",
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DatabaseUnavailableError);
     expect((error as Error).message).toContain("Cannot reach PostgreSQL at 127.0.0.1:1/soundtrail");
   });

@@ -7,6 +7,7 @@ import {
   setDatabase,
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
+import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getEnv, resolveAuthSecret } from "./env.server";
 import { logger } from "./logger.server";
 
@@ -26,6 +27,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     });
     await migrateDatabase(handle);
     setDatabase(handle);
+    startMailWorker();
     logger.info({ database: handle.kind }, "database ready");
     return handle;
   })();
@@ -40,6 +42,7 @@ export async function shutdown(): Promise<void> {
   if (!booting) return;
   const handle = await booting.catch(() => undefined);
   booting = undefined;
+  await stopMailWorker();
   setDatabase(undefined);
   await handle?.close();
 }

@@ -12,8 +12,13 @@ describe("colour mode", () => {
   });
   it("lets the deepest route that forces a mode win", () => {
     expect(
-      resolveColorMode("light", [{ handle: { colorMode: "dark" } }, { handle: { colorMode: "light" } }]),
+      resolveColorMode("light", [
+        { handle: { colorMode: "dark" } },
+        { handle: { colorMode: "light" } },
+      ]),
     ).toBe("light");
-    expect(resolveColorMode("light", [{ handle: { colorMode: "dark" } }, { handle: {} }])).toBe("dark");
+    expect(resolveColorMode("light", [{ handle: { colorMode: "dark" } }, { handle: {} }])).toBe(
+      "dark",
+    );
   });
 });

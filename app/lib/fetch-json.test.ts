@@ -24,7 +24,11 @@ beforeAll(async () => {
         return;
       }
       res.writeHead(next, { "Content-Type": "application/json" });
-      res.end(JSON.stringify(next < 400 ? { ok: true, attempt: hits.length } : { message: `failed ${next}` }));
+      res.end(
+        JSON.stringify(
+          next < 400 ? { ok: true, attempt: hits.length } : { message: `failed ${next}` },
+        ),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -43,7 +47,10 @@ describe("fetchJson", () => {
     "retries a GET once after a %i and returns the second answer",
     async (status) => {
       script = [status, 200];
-      await expect(fetchJson(`${base}/x`, { retryDelayMs: 1 })).resolves.toEqual({ ok: true, attempt: 2 });
+      await expect(fetchJson(`${base}/x`, { retryDelayMs: 1 })).resolves.toEqual({
+        ok: true,
+        attempt: 2,
+      });
       expect(hits).toHaveLength(2);
     },
   );
@@ -65,7 +72,9 @@ describe("fetchJson", () => {
 
   it("does not retry a non-retryable status such as 404", async () => {
     script = [404, 200];
-    await expect(fetchJson(`${base}/x`, { retryDelayMs: 1 })).rejects.toMatchObject({ status: 404 });
+    await expect(fetchJson(`${base}/x`, { retryDelayMs: 1 })).rejects.toMatchObject({
+      status: 404,
+    });
     expect(hits).toHaveLength(1);
   });
 

@@ -45,7 +45,10 @@ async function readBody(response: Response): Promise<unknown> {
  * retryable status; POST/PUT/PATCH/DELETE never are (a blind retry could apply them twice).
  * A status from 400 to 599 throws FetchJsonError with the server's message.
  */
-export async function fetchJson<T = unknown>(url: string, options: FetchJsonOptions = {}): Promise<T> {
+export async function fetchJson<T = unknown>(
+  url: string,
+  options: FetchJsonOptions = {},
+): Promise<T> {
   const { fetchImpl = fetch, retryDelayMs = 300, body, headers, ...init } = options;
   const method = (init.method ?? "GET").toUpperCase();
   const finalHeaders = new Headers(headers);

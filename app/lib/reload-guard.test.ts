@@ -3,7 +3,10 @@ import { RELOAD_GUARD_MS, reloadOnce } from "./reload-guard";
 
 function memoryStorage() {
   const map = new Map<string, string>();
-  return { getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v) };
+  return {
+    getItem: (k: string) => map.get(k) ?? null,
+    setItem: (k: string, v: string) => void map.set(k, v),
+  };
 }
 
 describe("reloading after a failed lazy route load", () => {

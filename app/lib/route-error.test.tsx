@@ -36,7 +36,11 @@ describe("error screen", () => {
 
   it("shows the status code, status message and the server's explanation", () => {
     const described = describeRouteError(routeError(403, "You cannot do that"), "/x", false);
-    expect(described).toMatchObject({ status: 403, statusText: "Forbidden", message: "You cannot do that" });
+    expect(described).toMatchObject({
+      status: 403,
+      statusText: "Forbidden",
+      message: "You cannot do that",
+    });
   });
 
   it("hides the message and stack of unexpected errors outside development", () => {

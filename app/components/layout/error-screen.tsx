@@ -9,10 +9,7 @@ export function ErrorScreen({ error }: { error: DescribedError }) {
       id="main"
       className="mx-auto flex min-h-[60vh] max-w-xl flex-col items-center justify-center px-4 py-16 text-center"
     >
-      <span
-        aria-hidden="true"
-        className="mb-6 rounded-xl bg-primary p-2 text-primary-foreground"
-      >
+      <span aria-hidden="true" className="mb-6 rounded-xl bg-primary p-2 text-primary-foreground">
         <AudioWaveform className="size-6" />
       </span>
       <p className="text-6xl font-black text-primary">{error.status}</p>

@@ -1,1 +1,2 @@
 export * from "./app-meta";
+export * from "./mail";
