@@ -8,7 +8,13 @@ export default defineConfig({
     include: ["app/**/*.test.{ts,tsx}", "server/**/*.test.ts"],
     environment: "node",
     // Vite exposes its own BASE_URL ("/") in process.env; give the app a real one.
-    env: { BASE_URL: "http://localhost:3000", NODE_ENV: "test", LOG_LEVEL: "silent" },
+    env: {
+      BASE_URL: "http://localhost:3000",
+      NODE_ENV: "test",
+      LOG_LEVEL: "silent",
+      AUTH_SECRET: "vitest-secret-that-is-long-enough-0123456789",
+      ADMIN_EMAILS: "admin@example.org",
+    },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { createRequestListener } from "@mjackson/node-fetch-server";
 import pino from "pino";
 import { createRequestHandler, type RouterContextProvider, type ServerBuild } from "react-router";
+import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
 import { EnvError, parseEnv } from "../app/lib/env.server";
 import { baseSecurityHeaders } from "../app/lib/security.server";
 import { clientAddress } from "./client-address";
@@ -83,14 +84,17 @@ const fetchHandler = createRequestListener(async (request, client) => {
       headers: { "Content-Type": "text/plain; charset=utf-8" },
     });
   } else {
+    const address = clientAddress(
+      client.address,
+      request.headers.get("X-Forwarded-For"),
+      env.TRUST_PROXY,
+    );
+    // Rate limits read the client from this header only; whatever the client sent is replaced.
+    request.headers.set(CLIENT_IP_HEADER, address);
     const context = app.createLoadContext({
       requestId,
       nonce: randomBytes(16).toString("base64"),
-      clientAddress: clientAddress(
-        client.address,
-        request.headers.get("X-Forwarded-For"),
-        env.TRUST_PROXY,
-      ),
+      clientAddress: address,
       buildId,
     });
     response = await handleDocument(request, context);

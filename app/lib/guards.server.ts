@@ -1,15 +1,23 @@
 import { type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
+import { getViewerFromHeaders } from "~/features/auth/accounts.server";
 import { bootstrap } from "./app.server";
 import { type Viewer, viewerContext } from "./context.server";
 import { decideRedirect, loginUrlFor } from "./redirects";
-import { lookupViewer } from "./session.server";
 
 type Ctx = Readonly<RouterContextProvider>;
 
 /** Root middleware: makes sure the database is up and resolves who is asking. */
-export const viewerMiddleware: MiddlewareFunction<Response> = async ({ request, context }) => {
+export const viewerMiddleware: MiddlewareFunction<Response> = async (
+  { request, context },
+  next,
+) => {
   await bootstrap();
-  context.set(viewerContext, await lookupViewer(request));
+  const { viewer, setCookies } = await getViewerFromHeaders(request.headers);
+  context.set(viewerContext, viewer);
+  const response = await next();
+  // Sliding session renewal: pass on the refreshed cookie.
+  for (const cookie of setCookies) response.headers.append("Set-Cookie", cookie);
+  return response;
 };
 
 /** Layout middleware: applies the spec §2 redirect rules on every document and data request. */

@@ -1,0 +1,273 @@
+import { APIError } from "better-auth/api";
+import { eq } from "drizzle-orm";
+import { getDb } from "~/db/client.server";
+import { profiles } from "~/db/schema";
+import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
+import { getAuth } from "~/lib/auth.server";
+import { CLIENT_IP_HEADER } from "~/lib/client-ip";
+import type { Viewer } from "~/lib/context.server";
+import { logger } from "~/lib/logger.server";
+import {
+  type WeakPasswordReason,
+  weakPasswordMessages,
+  weakPasswordReasons,
+} from "./password-policy.server";
+import type { FieldErrors } from "./schemas";
+
+export const INVALID_CREDENTIALS = "That e-mail and password do not match an account.";
+
+export type AuthResult =
+  | { ok: true; headers: Headers }
+  | {
+      ok: false;
+      status: number;
+      errors: FieldErrors;
+      code?: string;
+      reasons?: WeakPasswordReason[];
+      retryAfterSeconds?: number;
+    };
+
+function cookiesOf(response: Response): Headers {
+  const headers = new Headers();
+  for (const cookie of response.headers.getSetCookie()) headers.append("Set-Cookie", cookie);
+  return headers;
+}
+
+function clientOf(headers: Headers): string {
+  return headers.get(CLIENT_IP_HEADER) ?? "unknown";
+}
+
+function rateLimited(retry: number): AuthResult {
+  const minutes = Math.max(1, Math.ceil(retry / 60));
+  return {
+    ok: false,
+    status: 429,
+    code: "rate_limited",
+    retryAfterSeconds: retry,
+    errors: {
+      form: [
+        `Too many attempts. Please wait ${minutes === 1 ? "a minute" : `${minutes} minutes`} and try again.`,
+      ],
+    },
+  };
+}
+
+async function errorMessage(response: Response): Promise<{ code?: string; message?: string }> {
+  try {
+    return (await response.json()) as { code?: string; message?: string };
+  } catch {
+    return {};
+  }
+}
+
+export interface SignUpOptions {
+  email: string;
+  password: string;
+  username: string;
+  displayName: string;
+  headers: Headers;
+}
+
+/**
+ * Creates an account and sends the confirmation mail. An address that already has an account
+ * gets the same answer (and its owner a mail instead), so sign-up reveals nothing.
+ */
+export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResult> {
+  const limited = await checkRateLimits([
+    [`sign-up:ip:${clientOf(options.headers)}`, AUTH_LIMITS.signUpPerAddress],
+  ]);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const reasons = weakPasswordReasons(options.password, [
+    options.email,
+    options.username,
+    options.displayName,
+  ]);
+  if (reasons.length > 0) {
+    return {
+      ok: false,
+      status: 400,
+      code: "weak_password",
+      reasons,
+      errors: { password: reasons.map((r) => weakPasswordMessages[r]) },
+    };
+  }
+  const response = await getAuth().api.signUpEmail({
+    body: {
+      email: options.email,
+      password: options.password,
+      name: options.displayName,
+      username: options.username,
+    },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (response.ok) return { ok: true, headers: cookiesOf(response) };
+  if (response.status === 429)
+    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  const { message, code } = await errorMessage(response);
+  if (message === "username_taken") {
+    return {
+      ok: false,
+      status: 400,
+      code: "username_taken",
+      errors: { username: ["This username is taken."] },
+    };
+  }
+  if (message === "invalid_username") {
+    return {
+      ok: false,
+      status: 400,
+      code: "invalid_username",
+      errors: { username: ["Use 3–30 letters, digits, “_” or “.”."] },
+    };
+  }
+  logger.warn({ status: response.status, code, message }, "sign-up refused");
+  return {
+    ok: false,
+    status: response.status,
+    code,
+    errors: { form: [message ?? "Sign-up failed. Please try again."] },
+  };
+}
+
+export interface SignInOptions {
+  email: string;
+  password: string;
+  headers: Headers;
+}
+
+/** Signs in with e-mail and password; unknown accounts and wrong passwords look the same. */
+export async function signInWithEmail(options: SignInOptions): Promise<AuthResult> {
+  const limited = await checkRateLimits([
+    [`sign-in:ip:${clientOf(options.headers)}`, AUTH_LIMITS.signInPerAddress],
+    [`sign-in:account:${options.email.toLowerCase()}`, AUTH_LIMITS.signInPerAccount],
+  ]);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const response = await getAuth().api.signInEmail({
+    body: { email: options.email, password: options.password },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (response.ok) return { ok: true, headers: cookiesOf(response) };
+  if (response.status === 429)
+    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  const { code } = await errorMessage(response);
+  if (code === "EMAIL_NOT_VERIFIED") {
+    return {
+      ok: false,
+      status: 403,
+      code: "email_not_verified",
+      errors: { form: ["Confirm your e-mail first: we have sent you a new confirmation link."] },
+    };
+  }
+  return {
+    ok: false,
+    status: 401,
+    code: "invalid_credentials",
+    errors: { form: [INVALID_CREDENTIALS] },
+  };
+}
+
+/** Confirms an e-mail address from the link's token and signs the person in. */
+export async function confirmEmail(options: {
+  token: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await checkRateLimits([
+    [`confirm:ip:${clientOf(options.headers)}`, AUTH_LIMITS.confirmPerAddress],
+  ]);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const response = await getAuth().api.verifyEmail({
+    query: { token: options.token },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (response.ok || (response.status >= 300 && response.status < 400)) {
+    return { ok: true, headers: cookiesOf(response) };
+  }
+  if (response.status === 429)
+    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  return {
+    ok: false,
+    status: 400,
+    code: "invalid_link",
+    errors: { form: ["This confirmation link has expired, was already used, or is not valid."] },
+  };
+}
+
+/** Sends a fresh confirmation link (silently does nothing for unknown or confirmed addresses). */
+export async function resendConfirmation(options: {
+  email: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await checkRateLimits([
+    [`resend:ip:${clientOf(options.headers)}`, AUTH_LIMITS.resendPerAddress],
+    [`resend:account:${options.email.toLowerCase()}`, AUTH_LIMITS.resendPerAddress],
+  ]);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const response = await getAuth().api.sendVerificationEmail({
+    body: { email: options.email, callbackURL: "/feed" },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (response.status === 429)
+    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  return { ok: true, headers: new Headers() };
+}
+
+/** Signs out this device, or every device when `everywhere`. */
+export async function signOut(options: {
+  headers: Headers;
+  everywhere?: boolean;
+}): Promise<Headers> {
+  const auth = getAuth();
+  if (options.everywhere) {
+    await auth.api.revokeSessions({ headers: options.headers }).catch(() => {});
+  }
+  const response = await auth.api.signOut({ headers: options.headers, asResponse: true });
+  return cookiesOf(response);
+}
+
+/**
+ * The viewer of a request and any cookie the session layer wants to refresh (sliding renewal).
+ * Requests without a session cookie cost no query.
+ */
+export async function getViewerFromHeaders(
+  headers: Headers,
+): Promise<{ viewer: Viewer | null; setCookies: string[] }> {
+  if (!/(?:^|;\s*)(?:__Secure-)?soundtrail\.session_token=/.test(headers.get("Cookie") ?? "")) {
+    return { viewer: null, setCookies: [] };
+  }
+  const { headers: responseHeaders, response } = await getAuth().api.getSession({
+    headers,
+    returnHeaders: true,
+  });
+  const setCookies = responseHeaders.getSetCookie();
+  if (!response) return { viewer: null, setCookies };
+  const { user } = response;
+  const [profile] = await getDb()
+    .select({
+      username: profiles.username,
+      displayName: profiles.displayName,
+      avatarUrl: profiles.avatarUrl,
+      roles: profiles.roles,
+    })
+    .from(profiles)
+    .where(eq(profiles.userId, user.id));
+  if (!profile) {
+    logger.error({ userId: user.id }, "session without a profile");
+    return { viewer: null, setCookies };
+  }
+  return {
+    viewer: {
+      id: user.id,
+      username: profile.username,
+      displayName: profile.displayName || profile.username,
+      avatarUrl: profile.avatarUrl,
+      isAdmin: profile.roles.includes("admin"),
+    },
+    setCookies,
+  };
+}
+
+export { APIError };

@@ -1,0 +1,280 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { setDatabase } from "~/db/client.server";
+import { profiles, user } from "~/db/schema";
+import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
+import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
+import { resetAuth } from "~/lib/auth.server";
+import { CLIENT_IP_HEADER } from "~/lib/client-ip";
+import { startSmtpSink } from "../../../tests/support/smtp-sink";
+import {
+  confirmEmail,
+  getViewerFromHeaders,
+  INVALID_CREDENTIALS,
+  signInWithEmail,
+  signOut,
+  signUpWithEmail,
+} from "./accounts.server";
+import { hashPassword, verifyPassword } from "./password.server";
+import { weakPasswordReasons } from "./password-policy.server";
+
+let testDb: TestDatabase;
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+let ipCounter = 0;
+
+/** Each test gets its own client address so rate limits of one test do not leak into another. */
+function requestHeaders(extra: Record<string, string> = {}) {
+  ipCounter++;
+  return new Headers({
+    [CLIENT_IP_HEADER]: `10.1.${Math.floor(ipCounter / 250)}.${ipCounter % 250}`,
+    ...extra,
+  });
+}
+
+function cookieHeader(headers: Headers): string {
+  return headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+}
+
+function linkFrom(raw: string): string {
+  const unfolded = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+  const match = unfolded.match(/http:\/\/localhost:3000\/auth\/confirm\?token=[A-Za-z0-9._%-]+/);
+  if (!match) throw new Error(`no confirmation link in mail:\n${raw}`);
+  return match[0];
+}
+
+async function signUpAndConfirm(email: string, username: string) {
+  const result = await signUpWithEmail({
+    email,
+    password: "Blue-Monday-1983",
+    username,
+    displayName: "New Order Fan",
+    headers: requestHeaders(),
+  });
+  expect(result.ok).toBe(true);
+  const mail = sink.received.find((m) => m.to.includes(email));
+  const token = new URL(linkFrom(mail?.raw ?? "")).searchParams.get("token") ?? "";
+  const confirmed = await confirmEmail({ token, headers: requestHeaders() });
+  expect(confirmed.ok).toBe(true);
+  return confirmed;
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  setDatabase(testDb);
+  resetAuth();
+  sink = await startSmtpSink();
+  setMailTransport(createMailTransport({ smtpUrl: sink.url, mailDir: "/nonexistent" }));
+});
+
+afterAll(async () => {
+  setMailTransport(undefined);
+  resetAuth();
+  setDatabase(undefined);
+  await sink.close();
+  await testDb.destroy();
+});
+
+beforeEach(() => {
+  sink.received.length = 0;
+});
+
+describe("passwords", () => {
+  it("hashes with scrypt at OWASP parameters and verifies", async () => {
+    const hash = await hashPassword("Blue-Monday-1983");
+    expect(hash).toMatch(/^scrypt\$17\$8\$1\$/);
+    expect(await verifyPassword({ hash, password: "Blue-Monday-1983" })).toBe(true);
+    expect(await verifyPassword({ hash, password: "blue-monday-1983" })).toBe(false);
+  });
+
+  it.each([
+    ["short1A", ["length"]],
+    ["alllowercaseletters", ["characters"]],
+    ["password123", ["pwned"]],
+    ["qwerty", ["length", "characters", "pwned"]],
+    ["Blue-Monday-1983", []],
+  ])("judges %s as %o", (password, reasons) => {
+    expect(weakPasswordReasons(password)).toEqual(reasons);
+  });
+
+  it("refuses a password equal to the person's own username", () => {
+    expect(weakPasswordReasons("joy.division77", ["joy.division77"])).toContain("pwned");
+  });
+});
+
+describe("sign-up, confirmation and sign-in", () => {
+  it("refuses a weak password with weak_password and its reasons, creating nothing", async () => {
+    const result = await signUpWithEmail({
+      email: "weak@example.org",
+      password: "password",
+      username: "weakling",
+      displayName: "Weak",
+      headers: requestHeaders(),
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      code: "weak_password",
+      reasons: ["length", "characters", "pwned"],
+    });
+    expect(await testDb.db.select().from(user).where(eq(user.email, "weak@example.org"))).toEqual(
+      [],
+    );
+    expect(sink.received).toHaveLength(0);
+  });
+
+  it("creates the account and its profile, and mails a confirmation link", async () => {
+    const result = await signUpWithEmail({
+      email: "ana@example.org",
+      password: "Blue-Monday-1983",
+      username: "Ana.Listens",
+      displayName: "Ana",
+      headers: requestHeaders(),
+    });
+    expect(result.ok).toBe(true);
+    const [profile] = await testDb.db
+      .select()
+      .from(profiles)
+      .innerJoin(user, eq(user.id, profiles.userId))
+      .where(eq(user.email, "ana@example.org"));
+    expect(profile?.profiles).toMatchObject({
+      username: "Ana.Listens",
+      displayName: "Ana",
+      roles: [],
+    });
+    expect(sink.received).toHaveLength(1);
+    expect(sink.received[0]?.subject).toBe("Confirm your e-mail for Soundtrail");
+    expect(linkFrom(sink.received[0]?.raw ?? "")).toContain("/auth/confirm?token=");
+  });
+
+  it("cannot sign in before confirming", async () => {
+    const result = await signInWithEmail({
+      email: "ana@example.org",
+      password: "Blue-Monday-1983",
+      headers: requestHeaders(),
+    });
+    expect(result).toMatchObject({ ok: false, code: "email_not_verified" });
+  });
+
+  it("answers a sign-up for an existing address exactly like a new one, and warns its owner", async () => {
+    const again = await signUpWithEmail({
+      email: "ana@example.org",
+      password: "Another-Strong-99",
+      username: "someone_else",
+      displayName: "Impostor",
+      headers: requestHeaders(),
+    });
+    expect(again.ok).toBe(true);
+    expect(sink.received.map((m) => m.subject)).toEqual([
+      "Someone tried to create a Soundtrail account with your address",
+    ]);
+    expect(
+      await testDb.db.select().from(profiles).where(eq(profiles.username, "someone_else")),
+    ).toEqual([]);
+  });
+
+  it("refuses a username that is taken, whatever its case", async () => {
+    const result = await signUpWithEmail({
+      email: "bo@example.org",
+      password: "Blue-Monday-1983",
+      username: "ana.listens",
+      displayName: "Bo",
+      headers: requestHeaders(),
+    });
+    expect(result).toMatchObject({ ok: false, code: "username_taken" });
+  });
+
+  it("confirms through the link, signs in, and the session names the viewer", async () => {
+    const confirmed = await signUpAndConfirm("cy@example.org", "cy_sounds");
+    if (!confirmed.ok) throw new Error("not confirmed");
+    const cookie = cookieHeader(confirmed.headers);
+    expect(cookie).toContain("soundtrail.session_token=");
+    const { viewer } = await getViewerFromHeaders(new Headers({ Cookie: cookie }));
+    expect(viewer).toMatchObject({
+      username: "cy_sounds",
+      displayName: "New Order Fan",
+      isAdmin: false,
+    });
+  });
+
+  it("a used or forged link is refused with a clear message", async () => {
+    const forged = await confirmEmail({ token: "not-a-real-token", headers: requestHeaders() });
+    expect(forged).toMatchObject({ ok: false, code: "invalid_link" });
+  });
+
+  it("gives one generic answer for an unknown account and a wrong password", async () => {
+    await signUpAndConfirm("dee@example.org", "dee_plays");
+    const unknown = await signInWithEmail({
+      email: "nobody@example.org",
+      password: "Whatever-123",
+      headers: requestHeaders(),
+    });
+    const wrong = await signInWithEmail({
+      email: "dee@example.org",
+      password: "Wrong-Password-1",
+      headers: requestHeaders(),
+    });
+    expect(unknown).toEqual(wrong);
+    expect(unknown).toMatchObject({
+      ok: false,
+      status: 401,
+      errors: { form: [INVALID_CREDENTIALS] },
+    });
+  });
+
+  it("signs in with the right password, and signing out ends the session", async () => {
+    const signedIn = await signInWithEmail({
+      email: "dee@example.org",
+      password: "Blue-Monday-1983",
+      headers: requestHeaders(),
+    });
+    if (!signedIn.ok) throw new Error("sign-in failed");
+    const cookie = cookieHeader(signedIn.headers);
+    expect((await getViewerFromHeaders(new Headers({ Cookie: cookie }))).viewer?.username).toBe(
+      "dee_plays",
+    );
+    await signOut({ headers: new Headers({ Cookie: cookie }) });
+    expect((await getViewerFromHeaders(new Headers({ Cookie: cookie }))).viewer).toBeNull();
+  });
+
+  it("grants admin to a verified address listed in ADMIN_EMAILS", async () => {
+    const confirmed = await signUpAndConfirm("admin@example.org", "the_admin");
+    if (!confirmed.ok) throw new Error("not confirmed");
+    const { viewer } = await getViewerFromHeaders(
+      new Headers({ Cookie: cookieHeader(confirmed.headers) }),
+    );
+    expect(viewer?.isAdmin).toBe(true);
+  });
+
+  it("throttles password guessing from one address with 429 and a human message", async () => {
+    const headers = requestHeaders();
+    const results = [];
+    for (let i = 0; i < 12; i++) {
+      results.push(
+        await signInWithEmail({ email: "dee@example.org", password: `Guess-${i}-xx`, headers }),
+      );
+    }
+    const limited = results.find((r) => !r.ok && r.status === 429);
+    expect(limited).toMatchObject({ code: "rate_limited" });
+    expect(limited && !limited.ok && limited.errors.form?.[0]).toMatch(/Too many attempts/);
+  });
+});
+
+describe("per-account throttling", () => {
+  it("throttles guessing one account's password from many addresses", async () => {
+    const results = [];
+    for (let i = 0; i < 22; i++) {
+      // a new client address every time: only the per-account budget can stop this
+      results.push(
+        await signInWithEmail({
+          email: "cy@example.org",
+          password: `Guess-${i}-yy`,
+          headers: requestHeaders(),
+        }),
+      );
+    }
+    expect(results.slice(0, 20).every((r) => !r.ok && r.status === 401)).toBe(true);
+    expect(results[21]).toMatchObject({ ok: false, status: 429, code: "rate_limited" });
+  });
+});

@@ -1,0 +1,53 @@
+import { randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
+import { promisify } from "node:util";
+
+const scrypt = promisify(scryptCb) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
+
+/** OWASP Password Storage Cheat Sheet (2025): scrypt N=2^17, r=8, p=1 (128 MiB). */
+export const SCRYPT_PARAMS = { logN: 17, r: 8, p: 1 } as const;
+const KEY_LENGTH = 64;
+
+function maxmem(logN: number, r: number, p: number) {
+  return 128 * 2 ** logN * r * p + 16 * 1024 * 1024;
+}
+
+/** Hashes a password as `scrypt$logN$r$p$salt$hash` (base64url parts). */
+export async function hashPassword(password: string): Promise<string> {
+  const { logN, r, p } = SCRYPT_PARAMS;
+  const salt = randomBytes(16);
+  const key = await scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, {
+    N: 2 ** logN,
+    r,
+    p,
+    maxmem: maxmem(logN, r, p),
+  });
+  return ["scrypt", logN, r, p, salt.toString("base64url"), key.toString("base64url")].join("$");
+}
+
+/** Verifies a password against a hash made by `hashPassword` (any parameters it recorded). */
+export async function verifyPassword({ hash, password }: { hash: string; password: string }) {
+  const [scheme, logNs, rs, ps, saltB64, keyB64] = hash.split("$");
+  if (scheme !== "scrypt" || !saltB64 || !keyB64) return false;
+  const logN = Number(logNs);
+  const r = Number(rs);
+  const p = Number(ps);
+  if (![logN, r, p].every((n) => Number.isInteger(n) && n > 0) || logN > 20) return false;
+  const expected = Buffer.from(keyB64, "base64url");
+  const actual = await scrypt(
+    password.normalize("NFKC"),
+    Buffer.from(saltB64, "base64url"),
+    expected.length,
+    {
+      N: 2 ** logN,
+      r,
+      p,
+      maxmem: maxmem(logN, r, p),
+    },
+  );
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,1 @@
+export const CLIENT_IP_HEADER = "x-soundtrail-client-ip";
