@@ -7,6 +7,7 @@ export default [
     route("login", "routes/_auth/login.tsx"),
     route("signup", "routes/_auth/signup.tsx"),
     route("confirm", "routes/_auth/confirm.tsx"),
+    route("logout", "routes/_auth/logout.tsx"),
     route("*", "routes/_auth/not-found.tsx"),
   ]),
   layout("routes/_app/layout.tsx", [

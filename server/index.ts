@@ -136,8 +136,9 @@ const server = http.createServer(async (req, res) => {
     return;
   }
   try {
-    for (const [name, value] of Object.entries(baseSecurityHeaders)) res.setHeader(name, value);
-    if (await serveStatic(req, res, clientDir, pathname)) return;
+    // Headers are set on `res` only for files served here: headers set before the hand-off to
+    // React Router would make Node keep only the last of several Set-Cookie headers.
+    if (await serveStatic(req, res, clientDir, pathname, baseSecurityHeaders)) return;
   } catch (error) {
     logger.error({ err: error, path: pathname }, "static file error");
     if (!res.headersSent) res.statusCode = 500;

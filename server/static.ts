@@ -58,6 +58,7 @@ export async function serveStatic(
   res: ServerResponse,
   root: string,
   pathname: string,
+  extraHeaders: Record<string, string> = {},
 ): Promise<boolean> {
   if (req.method !== "GET" && req.method !== "HEAD") return false;
   let decoded: string;
@@ -93,6 +94,7 @@ export async function serveStatic(
 
   const isHashedAsset = decoded.startsWith("/assets/");
   const isVersionFile = decoded === "/version.json";
+  for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
   res.setHeader("Content-Type", type);
   res.setHeader("Content-Length", servedStat.size);
   res.setHeader(

@@ -3,6 +3,7 @@ import {
   Bot,
   Home,
   LogIn,
+  LogOut,
   Menu,
   Search,
   Settings,
@@ -12,8 +13,8 @@ import {
   X,
 } from "lucide-react";
 import { type ReactNode, useEffect, useId, useState } from "react";
-import { NavLink, useLocation } from "react-router";
-import { ButtonLink } from "~/components/ui/button";
+import { Form, NavLink, useLocation } from "react-router";
+import { Button, ButtonLink } from "~/components/ui/button";
 import type { ColorMode } from "~/lib/color-mode";
 import { cn } from "~/lib/utils";
 import { ColorModeSwitch } from "./color-mode-switch";
@@ -96,6 +97,7 @@ export function AppHeader({
                   to={to}
                   prefetch="intent"
                   viewTransition
+                  onClick={() => setOpen(false)}
                   className={({ isActive }) =>
                     cn(
                       "flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium text-muted-foreground hover:bg-muted hover:text-foreground",
@@ -158,18 +160,26 @@ function UserMenu({ viewer }: { viewer: HeaderViewer | null }) {
     );
   }
   return (
-    <ButtonLink
-      to="/profile"
-      variant="ghost"
-      size="sm"
-      aria-label={`Your profile, ${viewer.displayName}`}
-    >
-      <span
-        aria-hidden="true"
-        className="flex size-7 items-center justify-center rounded-full bg-accent text-xs font-bold text-accent-foreground"
+    <div className="flex items-center gap-1">
+      <ButtonLink
+        to="/profile"
+        variant="ghost"
+        size="sm"
+        aria-label={`Your profile, ${viewer.displayName}`}
       >
-        {viewer.displayName.slice(0, 1).toUpperCase()}
-      </span>
-    </ButtonLink>
+        <span
+          aria-hidden="true"
+          className="flex size-7 items-center justify-center rounded-full bg-accent text-xs font-bold text-accent-foreground"
+        >
+          {viewer.displayName.slice(0, 1).toUpperCase()}
+        </span>
+      </ButtonLink>
+      <Form method="post" action="/auth/logout">
+        <Button type="submit" variant="ghost" size="sm" className="whitespace-nowrap">
+          <LogOut aria-hidden="true" className="size-4" />
+          <span className="sr-only sm:not-sr-only">Sign out</span>
+        </Button>
+      </Form>
+    </div>
   );
 }

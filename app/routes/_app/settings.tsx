@@ -1,4 +1,6 @@
+import { Form } from "react-router";
 import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
+import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { PageHeader } from "~/components/ui/page-header";
 import { requireUser } from "~/lib/guards.server";
@@ -23,6 +25,18 @@ export default function Settings() {
           Follow your device, or always use the light or dark theme.
         </p>
         <ColorModeSwitch current={colorMode} />
+      </Card>
+      <Card className="mt-6">
+        <h2 className="text-lg font-semibold">Sessions</h2>
+        <p className="mt-1 mb-4 text-sm text-muted-foreground">
+          Lost a phone or used a shared computer? End every session, including this one.
+        </p>
+        <Form method="post" action="/auth/logout">
+          <input type="hidden" name="everywhere" value="1" />
+          <Button type="submit" variant="secondary">
+            Sign out everywhere
+          </Button>
+        </Form>
       </Card>
     </>
   );

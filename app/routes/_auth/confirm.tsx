@@ -1,28 +1,73 @@
+import { data, Form, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
-import { ButtonLink } from "~/components/ui/button";
+import { Button } from "~/components/ui/button";
+import { Field, FormErrors } from "~/components/ui/field";
+import { confirmEmail, resendConfirmation } from "~/features/auth/accounts.server";
+import { formValues } from "~/features/auth/schemas";
+import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/confirm";
 
 export const meta: Route.MetaFunction = () => [{ title: "Confirm your e-mail · Soundtrail" }];
 
-export function loader() {
-  return null;
+export async function loader({ request }: Route.LoaderArgs) {
+  const token = new URL(request.url).searchParams.get("token");
+  if (!token) return { problem: null };
+  const result = await confirmEmail({ token, headers: request.headers });
+  if (result.ok) {
+    result.headers.append(
+      "Set-Cookie",
+      flashToastCookie({
+        type: "success",
+        title: "E-mail confirmed",
+        description: "Welcome to Soundtrail!",
+      }),
+    );
+    throw redirect("/feed", { headers: result.headers });
+  }
+  return data(
+    { problem: result.errors.form?.[0] ?? "This link is not valid." },
+    { status: result.status },
+  );
 }
 
-export default function Confirm() {
+export async function action({ request }: Route.ActionArgs) {
+  const { email } = formValues(await request.formData());
+  if (!email?.includes("@")) {
+    return data(
+      { sent: false, errors: ["Enter the e-mail address you signed up with."] },
+      { status: 400 },
+    );
+  }
+  const result = await resendConfirmation({ email, headers: request.headers });
+  if (!result.ok)
+    return data({ sent: false, errors: result.errors.form ?? [] }, { status: result.status });
+  return { sent: true, errors: [] as string[] };
+}
+
+export default function Confirm({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
   return (
     <AuthCard
       title="Confirm your e-mail"
       description="The link in your confirmation e-mail brings you here."
     >
-      <div role="status" className="rounded-lg border border-border bg-muted p-4 text-sm">
-        <p className="font-medium">There is nothing to confirm yet.</p>
-        <p className="mt-1 text-muted-foreground">
-          Accounts are not open on this instance yet, so no confirmation links have been sent.
+      {loaderData.problem ? <FormErrors errors={[loaderData.problem]} /> : null}
+      {actionData?.sent ? (
+        <p role="status" className="rounded-lg border border-border bg-muted p-4 text-sm">
+          If that address has an account waiting for confirmation, a new link is on its way.
         </p>
-      </div>
-      <ButtonLink to="/" variant="secondary" className="mt-4 w-full">
-        Back to Soundtrail
-      </ButtonLink>
+      ) : (
+        <Form method="post" className="mt-4 flex flex-col gap-4" noValidate>
+          <p className="text-sm text-muted-foreground">
+            Need a new link? Enter your address and we will send one.
+          </p>
+          <FormErrors errors={actionData?.errors} />
+          <Field label="Email" name="email" type="email" autoComplete="email" required />
+          <Button type="submit" variant="secondary" disabled={navigation.state === "submitting"}>
+            Send a new link
+          </Button>
+        </Form>
+      )}
     </AuthCard>
   );
 }

@@ -1,7 +1,11 @@
-import { Link } from "react-router";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
-import { ButtonLink } from "~/components/ui/button";
+import { Button } from "~/components/ui/button";
+import { Field, FormErrors } from "~/components/ui/field";
+import { signInWithEmail } from "~/features/auth/accounts.server";
+import { fieldErrors, formValues, loginSchema } from "~/features/auth/schemas";
 import { safeRedirectPath } from "~/lib/redirects";
+import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/login";
 
 export const meta: Route.MetaFunction = () => [{ title: "Sign in · Soundtrail" }];
@@ -11,7 +15,39 @@ export function loader({ request }: Route.LoaderArgs) {
   return { redirectTo };
 }
 
-export default function Login({ loaderData }: Route.ComponentProps) {
+export async function action({ request }: Route.ActionArgs) {
+  const values = formValues(await request.formData());
+  const parsed = loginSchema.safeParse(values);
+  if (!parsed.success) {
+    return data({ errors: fieldErrors(parsed.error), email: values.email ?? "" }, { status: 400 });
+  }
+  const result = await signInWithEmail({
+    email: parsed.data.email as string,
+    password: parsed.data.password as string,
+    headers: request.headers,
+  });
+  if (!result.ok) {
+    const headers = result.retryAfterSeconds
+      ? { "Retry-After": String(result.retryAfterSeconds) }
+      : undefined;
+    return data(
+      { errors: result.errors, email: values.email ?? "" },
+      { status: result.status, headers },
+    );
+  }
+  result.headers.append(
+    "Set-Cookie",
+    flashToastCookie({ type: "success", title: "Welcome back!" }),
+  );
+  return redirect(safeRedirectPath(parsed.data.redirectTo) ?? "/feed", { headers: result.headers });
+}
+
+export default function Login({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const isSubmitting = navigation.state === "submitting";
+  const signupHref = loaderData.redirectTo
+    ? `/auth/signup?${new URLSearchParams({ redirectTo: loaderData.redirectTo })}`
+    : "/auth/signup";
   return (
     <AuthCard
       title="Sign in"
@@ -19,28 +55,38 @@ export default function Login({ loaderData }: Route.ComponentProps) {
       footer={
         <>
           New here?{" "}
-          <Link to="/auth/signup" prefetch="intent" className="font-medium text-primary underline">
+          <Link to={signupHref} prefetch="intent" className="font-medium text-primary underline">
             Create an account
           </Link>
         </>
       }
     >
-      <div role="status" className="rounded-lg border border-border bg-muted p-4 text-sm">
-        <p className="font-medium">Accounts are not open on this instance yet.</p>
-        <p className="mt-1 text-muted-foreground">
-          Sign-in arrives with the accounts release. Meanwhile the public feed is open to everyone.
-          {loaderData.redirectTo ? (
-            <>
-              {" "}
-              After signing in you will be taken back to{" "}
-              <code className="font-mono">{loaderData.redirectTo}</code>.
-            </>
-          ) : null}
-        </p>
-      </div>
-      <ButtonLink to="/feed" variant="secondary" className="mt-4 w-full">
-        Browse the public feed
-      </ButtonLink>
+      <Form method="post" className="flex flex-col gap-4" noValidate>
+        <FormErrors errors={actionData?.errors.form} />
+        {loaderData.redirectTo ? (
+          <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
+        ) : null}
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={actionData?.email}
+          errors={actionData?.errors.email}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          errors={actionData?.errors.password}
+        />
+        <Button type="submit" disabled={isSubmitting} className="mt-2">
+          {isSubmitting ? "Signing in…" : "Sign in"}
+        </Button>
+      </Form>
     </AuthCard>
   );
 }

@@ -1,6 +1,10 @@
-import { Link } from "react-router";
+import { MailCheck } from "lucide-react";
+import { data, Form, Link, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
-import { ButtonLink } from "~/components/ui/button";
+import { Button } from "~/components/ui/button";
+import { Field, FormErrors } from "~/components/ui/field";
+import { signUpWithEmail } from "~/features/auth/accounts.server";
+import { fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
 import type { Route } from "./+types/signup";
 
 export const meta: Route.MetaFunction = () => [{ title: "Create your account · Soundtrail" }];
@@ -9,7 +13,61 @@ export function loader() {
   return null;
 }
 
-export default function Signup() {
+export async function action({ request }: Route.ActionArgs) {
+  const values = formValues(await request.formData());
+  const parsed = signupSchema.safeParse(values);
+  const echo = {
+    email: values.email ?? "",
+    username: values.username ?? "",
+    displayName: values.displayName ?? "",
+  };
+  if (!parsed.success) {
+    return data(
+      { status: "error" as const, errors: fieldErrors(parsed.error), values: echo },
+      { status: 400 },
+    );
+  }
+  const { email, password, username, displayName } = parsed.data;
+  const result = await signUpWithEmail({
+    email: email as string,
+    password: password as string,
+    username,
+    displayName,
+    headers: request.headers,
+  });
+  if (!result.ok) {
+    const headers = result.retryAfterSeconds
+      ? { "Retry-After": String(result.retryAfterSeconds) }
+      : undefined;
+    return data(
+      { status: "error" as const, code: result.code, errors: result.errors, values: echo },
+      { status: result.status, headers },
+    );
+  }
+  return { status: "sent" as const, email: email as string };
+}
+
+export default function Signup({ actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const isSubmitting = navigation.state === "submitting";
+  if (actionData?.status === "sent") {
+    return (
+      <AuthCard title="Check your inbox" description="One more step.">
+        <div
+          role="status"
+          className="flex gap-3 rounded-lg border border-border bg-muted p-4 text-sm"
+        >
+          <MailCheck aria-hidden="true" className="size-5 shrink-0 text-primary" />
+          <p>
+            We sent a confirmation link to <strong>{actionData.email}</strong>. Open it to finish
+            creating your account. It works for 24 hours.
+          </p>
+        </div>
+      </AuthCard>
+    );
+  }
+  const errors = actionData?.status === "error" ? actionData.errors : undefined;
+  const values = actionData?.status === "error" ? actionData.values : undefined;
   return (
     <AuthCard
       title="Create your account"
@@ -23,15 +81,49 @@ export default function Signup() {
         </>
       }
     >
-      <div role="status" className="rounded-lg border border-border bg-muted p-4 text-sm">
-        <p className="font-medium">Sign-ups are not open on this instance yet.</p>
-        <p className="mt-1 text-muted-foreground">
-          Accounts arrive with the next release. You can already look around the public feed.
-        </p>
-      </div>
-      <ButtonLink to="/feed" variant="secondary" className="mt-4 w-full">
-        Browse the public feed
-      </ButtonLink>
+      <Form method="post" className="flex flex-col gap-4" noValidate>
+        <FormErrors errors={errors?.form} />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={values?.email}
+          errors={errors?.email}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+          hint="At least 10 characters, mixing letters with digits or symbols."
+          errors={errors?.password}
+        />
+        <Field
+          label="Username"
+          name="username"
+          autoComplete="username"
+          required
+          pattern="[A-Za-z0-9_.]{3,30}"
+          hint="3–30 letters, digits, “_” or “.”; people find you by it."
+          defaultValue={values?.username}
+          errors={errors?.username}
+        />
+        <Field
+          label="Display name"
+          name="displayName"
+          autoComplete="name"
+          required
+          defaultValue={values?.displayName}
+          errors={errors?.displayName}
+        />
+        <Button type="submit" disabled={isSubmitting} className="mt-2">
+          {isSubmitting ? "Creating your account…" : "Create account"}
+        </Button>
+      </Form>
     </AuthCard>
   );
 }

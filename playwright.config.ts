@@ -1,0 +1,74 @@
+import os from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+const PORT = 3100;
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+const BUILD_DIR = "build-e2e";
+const SINK_SMTP_PORT = 2525;
+const SINK_HTTP_PORT = 2526;
+/**
+ * Wiped by the web server command before every start, so each run begins with an empty
+ * database. (Not wiped here: this file is also loaded when an already running server is
+ * reused, and by every worker.)
+ */
+const DATA_DIR = path.join(os.tmpdir(), "soundtrail-e2e-data");
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  workers: 1,
+  retries: process.env.CI ? 1 : 0,
+  reporter: "list",
+  timeout: 30_000,
+  expect: { timeout: 5_000 },
+  use: {
+    baseURL: BASE_URL,
+    browserName: "chromium",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  webServer: [
+    {
+      // A real SMTP server for the app's mail, with an HTTP view of what it received.
+      command:
+        "npx esbuild tests/support/smtp-sink-server.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=build-e2e/smtp-sink.mjs && node build-e2e/smtp-sink.mjs",
+      url: `http://127.0.0.1:${SINK_HTTP_PORT}/healthz`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+      env: { SMTP_SINK_PORT: String(SINK_SMTP_PORT), SMTP_SINK_HTTP_PORT: String(SINK_HTTP_PORT) },
+    },
+    {
+      command: `rm -rf '${DATA_DIR}' && npm run build && node ${BUILD_DIR}/server.mjs`,
+      url: `${BASE_URL}/healthz`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 180_000,
+      stdout: "ignore",
+      stderr: "pipe",
+      // SIGTERM lets the server close PGlite cleanly instead of being killed mid-write.
+      gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+      env: {
+        SOUNDTRAIL_BUILD_DIR: BUILD_DIR,
+        NODE_ENV: "production",
+        PORT: String(PORT),
+        HOST: "127.0.0.1",
+        BASE_URL,
+        DATA_DIR,
+        LOG_LEVEL: "warn",
+        SMTP_URL: `smtp://127.0.0.1:${SINK_SMTP_PORT}`,
+      },
+    },
+  ],
+});

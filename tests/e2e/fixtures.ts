@@ -1,0 +1,72 @@
+import AxeBuilder from "@axe-core/playwright";
+import { test as base, expect, type Page } from "@playwright/test";
+
+export { expect };
+
+/** The colour-mode cookie the server reads to render the right theme (app/lib/color-mode.ts). */
+export const COLOR_MODE_COOKIE = "st_theme";
+
+type ColorMode = "system" | "light" | "dark";
+
+interface Fixtures {
+  /** Stores a colour-mode preference in the browser, as the colour-mode switch would. */
+  setColorMode: (mode: ColorMode) => Promise<void>;
+}
+
+export const test = base.extend<Fixtures>({
+  setColorMode: async ({ context, baseURL }, use) => {
+    if (!baseURL) throw new Error("playwright.config.ts must set use.baseURL");
+    await use(async (mode) => {
+      await context.addCookies([{ name: COLOR_MODE_COOKIE, value: mode, url: baseURL }]);
+    });
+  },
+});
+
+/**
+ * Waits until React has hydrated the page, so clicks are handled by the app rather than by
+ * the browser's default behaviour (a plain link follow or form post).
+ */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const main = document.getElementById("main");
+    const hydrated = main && Object.keys(main).some((key) => key.startsWith("__reactFiber$"));
+    const router = (window as { __reactRouterDataRouter?: { state: { initialized: boolean } } })
+      .__reactRouterDataRouter;
+    return Boolean(hydrated && router?.state.initialized);
+  });
+}
+
+/** Opens `path` and waits for hydration; returns the document response. */
+export async function gotoHydrated(page: Page, path: string) {
+  const response = await page.goto(path);
+  await waitForHydration(page);
+  return response;
+}
+
+/** Runs axe on the whole page and fails with a readable list of what it found. */
+export async function expectNoAxeViolations(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const violations = results.violations.map((violation) => ({
+    rule: violation.id,
+    impact: violation.impact,
+    help: violation.help,
+    nodes: violation.nodes.map((node) => node.target.join(" ")),
+  }));
+  expect(violations, "axe accessibility violations").toEqual([]);
+}
+
+/** Relative luminance (0 = black, 1 = white) of a computed CSS colour such as `rgb(3, 7, 18)`. */
+export function luminance(cssColor: string): number {
+  const match = cssColor.match(/rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)/);
+  if (!match) throw new Error(`Not an rgb() colour: ${cssColor}`);
+  const [r, g, b] = [match[1], match[2], match[3]].map((part) => {
+    const c = Number(part) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** The computed background colour of <body>. */
+export function bodyBackground(page: Page): Promise<string> {
+  return page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+}

@@ -1,0 +1,42 @@
+import { expect, expectNoAxeViolations, test } from "./fixtures";
+
+test.describe("unknown pages", () => {
+  test("an unknown page answers 404 and says which page was not found", async ({ page }) => {
+    const response = await page.goto("/does-not-exist");
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { level: 1, name: "Not Found" })).toBeVisible();
+    await expect(page.getByText("Page not found: /does-not-exist")).toBeVisible();
+  });
+
+  test("an unknown page under /auth/ answers 404 too", async ({ page }) => {
+    const response = await page.goto("/auth/nope");
+    expect(response?.status()).toBe(404);
+    await expect(page.getByText("Page not found: /auth/nope")).toBeVisible();
+  });
+
+  test("a post page sends a signed-out visitor to sign in first", async ({ page }) => {
+    const response = await page.goto("/post/anything");
+    await expect(page).toHaveURL("/auth/login?redirectTo=%2Fpost%2Fanything");
+    expect(response?.status()).toBe(200);
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    const redirect = response?.request().redirectedFrom();
+    expect(redirect?.url()).toMatch(/\/post\/anything$/);
+  });
+
+  test("the Go Home button on the error page leads back to the landing page", async ({ page }) => {
+    await page.goto("/does-not-exist");
+    const goHome = page.getByRole("link", { name: "Go Home" });
+    await expect(goHome).toBeVisible();
+    await goHome.click();
+    await expect(page).toHaveURL("/");
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Share your music journey with friends." }),
+    ).toBeVisible();
+  });
+
+  test("the 404 page has no accessibility violations", async ({ page }) => {
+    await page.goto("/does-not-exist");
+    await expect(page.getByText("Page not found: /does-not-exist")).toBeVisible();
+    await expectNoAxeViolations(page);
+  });
+});
