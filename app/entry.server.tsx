@@ -85,3 +85,5 @@ export default function handleRequest(
     );
   });
 }
+
+export { setAdminRole } from "~/features/auth/admin-role.server";

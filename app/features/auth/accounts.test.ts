@@ -278,3 +278,20 @@ describe("per-account throttling", () => {
     expect(results[21]).toMatchObject({ ok: false, status: 429, code: "rate_limited" });
   });
 });
+
+describe("admin role from the command line", () => {
+  it("grants and revokes admin by e-mail, and says when there is no such account", async () => {
+    const { setAdminRole } = await import("./admin-role.server");
+    expect(await setAdminRole({ email: "Dee@Example.org", isAdmin: true })).toBe("granted");
+    expect(await setAdminRole({ email: "dee@example.org", isAdmin: true })).toBe("unchanged");
+    const [row] = await testDb.db
+      .select({ roles: profiles.roles })
+      .from(profiles)
+      .where(eq(profiles.username, "dee_plays"));
+    expect(row?.roles).toEqual(["admin"]);
+    expect(await setAdminRole({ email: "dee@example.org", isAdmin: false })).toBe("revoked");
+    expect(await setAdminRole({ email: "ghost@example.org", isAdmin: true })).toBe(
+      "no-such-account",
+    );
+  });
+});
