@@ -1,17 +1,8 @@
 import { renderToStaticMarkup } from "react-dom/server";
-import { createMemoryRouter, data, RouterProvider } from "react-router";
+import { createMemoryRouter, RouterProvider } from "react-router";
 import { describe, expect, it } from "vitest";
 import { ErrorScreen } from "~/components/layout/error-screen";
 import { describeRouteError } from "./route-error";
-
-function routeError(status: number, body: unknown = null, statusText = "") {
-  try {
-    throw data(body, { status, statusText });
-  } catch (thrown) {
-    // data() returns a DataWithResponseInit; React Router turns it into an ErrorResponse.
-    return { internal: false, status, statusText, data: (thrown as { data: unknown }).data };
-  }
-}
 
 function render(error: ReturnType<typeof describeRouteError>) {
   // ErrorScreen renders a <Link>, which needs a router around it.
@@ -35,7 +26,11 @@ describe("error screen", () => {
   });
 
   it("shows the status code, status message and the server's explanation", () => {
-    const described = describeRouteError(routeError(403, "You cannot do that"), "/x", false);
+    const described = describeRouteError(
+      { status: 403, statusText: "", internal: false, data: "You cannot do that" },
+      "/x",
+      false,
+    );
     expect(described).toMatchObject({
       status: 403,
       statusText: "Forbidden",

@@ -33,6 +33,16 @@ function cookiesOf(response: Response): Headers {
   return headers;
 }
 
+/** The status and Retry-After of a failed account action, for the route's `data()`. */
+export function failureInit(result: Extract<AuthResult, { ok: false }>): ResponseInit {
+  return {
+    status: result.status,
+    headers: result.retryAfterSeconds
+      ? { "Retry-After": String(result.retryAfterSeconds) }
+      : undefined,
+  };
+}
+
 function clientOf(headers: Headers): string {
   return headers.get(CLIENT_IP_HEADER) ?? "unknown";
 }

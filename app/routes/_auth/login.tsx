@@ -2,7 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
-import { signInWithEmail } from "~/features/auth/accounts.server";
+import { failureInit, signInWithEmail } from "~/features/auth/accounts.server";
 import { fieldErrors, formValues, loginSchema } from "~/features/auth/schemas";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
@@ -27,13 +27,7 @@ export async function action({ request }: Route.ActionArgs) {
     headers: request.headers,
   });
   if (!result.ok) {
-    const headers = result.retryAfterSeconds
-      ? { "Retry-After": String(result.retryAfterSeconds) }
-      : undefined;
-    return data(
-      { errors: result.errors, email: values.email ?? "" },
-      { status: result.status, headers },
-    );
+    return data({ errors: result.errors, email: values.email ?? "" }, failureInit(result));
   }
   result.headers.append(
     "Set-Cookie",

@@ -3,7 +3,7 @@ import { data, Form, Link, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
-import { signUpWithEmail } from "~/features/auth/accounts.server";
+import { failureInit, signUpWithEmail } from "~/features/auth/accounts.server";
 import { fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
 import type { Route } from "./+types/signup";
 
@@ -36,12 +36,9 @@ export async function action({ request }: Route.ActionArgs) {
     headers: request.headers,
   });
   if (!result.ok) {
-    const headers = result.retryAfterSeconds
-      ? { "Retry-After": String(result.retryAfterSeconds) }
-      : undefined;
     return data(
       { status: "error" as const, code: result.code, errors: result.errors, values: echo },
-      { status: result.status, headers },
+      failureInit(result),
     );
   }
   return { status: "sent" as const, email: email as string };
