@@ -22,6 +22,7 @@ import { useNonce } from "~/lib/nonce";
 import { reloadOnce } from "~/lib/reload-guard";
 import { describeRouteError } from "~/lib/route-error";
 import { clearFlashCookie, readFlashToast } from "~/lib/toast.server";
+import { useAuthBroadcast } from "~/lib/use-auth-broadcast";
 import { useColorMode } from "~/lib/use-color-mode";
 import { useNewVersionCheck } from "~/lib/use-new-version";
 
@@ -95,6 +96,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
     showToast(toast);
   }, [loaderData.toast]);
   useNewVersionCheck(loaderData.buildId);
+  useAuthBroadcast(loaderData.viewer?.id ?? null);
   return <Outlet />;
 }
 

@@ -53,8 +53,15 @@ test.describe("accounts", () => {
     await page.goto("/auth/login");
     await expect(page).toHaveURL(/\/feed$/);
 
+    // A second tab of the same browser follows the sign-out on its own.
+    const otherTab = await page.context().newPage();
+    await gotoHydrated(otherTab, "/settings");
+    await expect(otherTab.getByRole("heading", { name: "Settings" })).toBeVisible();
+
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/$/);
+    await expect(otherTab).toHaveURL(/\/auth\/login/);
+    await otherTab.close();
     await page.goto("/profile");
     await expect(page).toHaveURL(/\/auth\/login\?redirectTo=%2Fprofile$/);
 
