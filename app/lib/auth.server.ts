@@ -1,15 +1,11 @@
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { APIError } from "better-auth/api";
-import { eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import * as schema from "~/db/schema";
+import { setAdminRole } from "~/features/auth/admin-role.server";
 import { hashPassword, verifyPassword } from "~/features/auth/password.server";
-import {
-  MAX_PASSWORD_LENGTH,
-  MIN_PASSWORD_LENGTH,
-  weakPasswordReasons,
-} from "~/features/auth/password-policy.server";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "~/features/auth/password-policy.server";
 import {
   createProfile,
   isUsernameAvailable,
@@ -33,13 +29,10 @@ function confirmUrl(betterAuthUrl: string): string {
 }
 
 /** Grants `admin` to verified accounts listed in ADMIN_EMAILS. */
-export async function applyAdminEmails(userId: string, email: string): Promise<void> {
+export async function applyAdminEmails(email: string): Promise<void> {
   if (!getEnv().ADMIN_EMAILS.includes(email.toLowerCase())) return;
-  await getDb()
-    .update(schema.profiles)
-    .set({ roles: sql`array_append(array_remove(${schema.profiles.roles}, 'admin'), 'admin')` })
-    .where(eq(schema.profiles.userId, userId));
-  logger.info({ userId }, "admin role granted from ADMIN_EMAILS");
+  const result = await setAdminRole({ email, isAdmin: true });
+  logger.info({ result }, "admin role from ADMIN_EMAILS");
 }
 
 function createAuth() {
@@ -101,7 +94,7 @@ function createAuth() {
         });
       },
       afterEmailVerification: async (user) => {
-        await applyAdminEmails(user.id, user.email);
+        await applyAdminEmails(user.email);
       },
     },
     session: {
@@ -168,5 +161,3 @@ export function getAuth(): Auth {
 export function resetAuth(): void {
   auth = undefined;
 }
-
-export { weakPasswordReasons };
