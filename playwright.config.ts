@@ -2,20 +2,28 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
-const PORT = 3100;
+/**
+ * E2E_SLOT (default 0) shifts every port and directory, so several checkouts or developers on
+ * one machine can run the browser tests at the same time without sharing a server.
+ */
+const SLOT = Number(process.env.E2E_SLOT ?? 0);
+const PORT = 3100 + SLOT * 10;
 const BASE_URL = `http://127.0.0.1:${PORT}`;
-const BUILD_DIR = "build-e2e";
-const SINK_SMTP_PORT = 2525;
-const SINK_HTTP_PORT = 2526;
+const BUILD_DIR = SLOT ? `build-e2e-${SLOT}` : "build-e2e";
+const SINK_SMTP_PORT = 2525 + SLOT * 10;
+const SINK_HTTP_PORT = 2526 + SLOT * 10;
+// The specs read the sink's address from here.
+process.env.SMTP_SINK_HTTP_PORT = String(SINK_HTTP_PORT);
 /**
  * Wiped by the web server command before every start, so each run begins with an empty
  * database. (Not wiped here: this file is also loaded when an already running server is
  * reused, and by every worker.)
  */
-const DATA_DIR = path.join(os.tmpdir(), "soundtrail-e2e-data");
+const DATA_DIR = path.join(os.tmpdir(), `soundtrail-e2e-data${SLOT ? `-${SLOT}` : ""}`);
 
 export default defineConfig({
   testDir: "tests/e2e",
+  outputDir: SLOT ? `test-results-${SLOT}` : "test-results",
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   workers: 1,
@@ -43,15 +51,15 @@ export default defineConfig({
   webServer: [
     {
       // A real SMTP server for the app's mail, with an HTTP view of what it received.
-      command:
-        "npx esbuild tests/support/smtp-sink-server.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=build-e2e/smtp-sink.mjs && node build-e2e/smtp-sink.mjs",
+      command: `npx esbuild tests/support/smtp-sink-server.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/smtp-sink.mjs && node ${BUILD_DIR}/smtp-sink.mjs`,
       url: `http://127.0.0.1:${SINK_HTTP_PORT}/healthz`,
       reuseExistingServer: !process.env.CI,
       timeout: 60_000,
       env: { SMTP_SINK_PORT: String(SINK_SMTP_PORT), SMTP_SINK_HTTP_PORT: String(SINK_HTTP_PORT) },
     },
     {
-      command: `rm -rf '${DATA_DIR}' && npm run build && node ${BUILD_DIR}/server.mjs`,
+      // Fixtures go in after the wipe and before the server opens the database.
+      command: `rm -rf '${DATA_DIR}' && npm run build && npx esbuild tests/support/e2e-seed.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/server.mjs`,
       url: `${BASE_URL}/healthz`,
       reuseExistingServer: !process.env.CI,
       timeout: 180_000,
@@ -68,6 +76,9 @@ export default defineConfig({
         DATA_DIR,
         LOG_LEVEL: "warn",
         SMTP_URL: `smtp://127.0.0.1:${SINK_SMTP_PORT}`,
+        SMS_WEBHOOK_URL: `http://127.0.0.1:${SINK_HTTP_PORT}/sms`,
+        // Tests pick their own client address (fixtures.ts useOwnClientAddress).
+        TRUST_PROXY: "on",
       },
     },
   ],

@@ -14,6 +14,9 @@ export default defineConfig({
       LOG_LEVEL: "silent",
       AUTH_SECRET: "vitest-secret-that-is-long-enough-0123456789",
       ADMIN_EMAILS: "admin@example.org",
+      // OAuth configured (never contacted): tests check the authorisation redirect.
+      GITHUB_CLIENT_ID: "vitest-github-client",
+      GITHUB_CLIENT_SECRET: "vitest-github-secret",
     },
     testTimeout: 30_000,
     hookTimeout: 60_000,

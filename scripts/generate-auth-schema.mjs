@@ -10,6 +10,12 @@ const { generateDrizzleSchema } = await import(path.resolve(dir, file));
 
 const options = {
   user: { additionalFields: { username: { type: "string", required: false, input: true } } },
+  session: {
+    additionalFields: {
+      aal: { type: "string", required: true, defaultValue: "aal1", input: false },
+      authMethod: { type: "string", required: false, input: false },
+    },
+  },
   rateLimit: { storage: "database" },
   plugins: [admin(), anonymous(), twoFactor(), phoneNumber({ sendOTP: async () => {} })],
 };

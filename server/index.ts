@@ -17,6 +17,8 @@ import { serveStatic } from "./static";
 interface AppEntry {
   bootstrap(): Promise<unknown>;
   shutdown(): Promise<void>;
+  /** Ends open live event streams, so that closing the server does not wait for them. */
+  endLiveStreams(): void;
   isReady(): Promise<boolean>;
   createLoadContext(info: {
     requestId: string;
@@ -184,9 +186,15 @@ async function gracefulShutdown(signal: string) {
     server.closeAllConnections();
   }, 10_000);
   force.unref();
+  app.endLiveStreams();
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
+    // The live streams just ended finish their responses a few ticks later and only then turn
+    // into idle keep-alive connections; close those as they appear.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    sweep.unref();
+    server.once("close", () => clearInterval(sweep));
   });
   clearTimeout(force);
   try {

@@ -1,11 +1,13 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { sql } from "drizzle-orm";
+import { type Logger, sql } from "drizzle-orm";
 import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
+import { logger } from "../lib/logger.server";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -13,10 +15,12 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface DatabaseHandle {
   db: Database;
   kind: "pglite" | "postgres";
-  /** Runs `fn` with exclusive use of one connection (for advisory locks, LISTEN …). */
+  /** Closes every connection (PGlite: flushes its files). */
   close(): Promise<void>;
   /** Present on PostgreSQL: a pool for code that needs its own connection. */
   pool?: pg.Pool;
+  /** Present on PostgreSQL: where it is, for a dedicated connection outside the pool (LISTEN). */
+  databaseUrl?: string;
   /** Present on PGlite: the embedded engine. */
   pglite?: PGlite;
 }
@@ -30,6 +34,28 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Where PGlite keeps its files; `memory://` (or undefined) keeps them in memory. */
   dataDir?: string;
+}
+
+const statementCounter = new AsyncLocalStorage<{ count: number }>();
+
+/** Counts every statement Drizzle sends while a `countStatements` callback runs. */
+const countingLogger: Logger = {
+  logQuery() {
+    const store = statementCounter.getStore();
+    if (store) store.count++;
+  },
+};
+
+/**
+ * Runs `fn` and reports how many SQL statements it sent through Drizzle (on this async path
+ * only, so concurrent requests do not disturb the count). For tests of "no N+1" promises.
+ */
+export async function countStatements<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; statements: number }> {
+  const store = { count: 0 };
+  const result = await statementCounter.run(store, fn);
+  return { result, statements: store.count };
 }
 
 function isAlive(pid: number): boolean {
@@ -73,6 +99,12 @@ function describeTarget(url: string): string {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle pooled connection that the server closes (restart, failover, a dropped test
+    // database) is reported here; without a listener Node would crash the whole process.
+    // The pool discards that connection and opens a new one on the next query.
+    pool.on("error", (error) => {
+      logger.warn({ err: error }, "PostgreSQL dropped an idle pooled connection");
+    });
     try {
       const client = await pool.connect();
       client.release();
@@ -82,8 +114,18 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         `Cannot reach PostgreSQL at ${describeTarget(options.databaseUrl)} (DATABASE_URL): ${(error as Error).message}`,
       );
     }
-    const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
-    return { db, kind: "postgres", pool, close: () => pool.end() };
+    const db = drizzleNodePg({
+      client: pool,
+      schema,
+      logger: countingLogger,
+    }) as unknown as Database;
+    return {
+      db,
+      kind: "postgres",
+      pool,
+      databaseUrl: options.databaseUrl,
+      close: () => pool.end(),
+    };
   }
 
   const inMemory = !options.dataDir || options.dataDir.startsWith("memory://");
@@ -105,7 +147,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       );
     }
   }
-  const db = drizzlePglite({ client: pglite, schema }) as unknown as Database;
+  const db = drizzlePglite({
+    client: pglite,
+    schema,
+    logger: countingLogger,
+  }) as unknown as Database;
   return {
     db,
     kind: "pglite",
@@ -145,4 +191,9 @@ export function getDatabase(): DatabaseHandle {
 /** The process-wide Drizzle instance. */
 export function getDb(): Database {
   return getDatabase().db;
+}
+
+/** The rows of a raw `db.execute` (node-postgres and PGlite both answer `{ rows }`). */
+export function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
 }

@@ -8,6 +8,7 @@ import {
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
+import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
 import { getEnv, resolveAuthSecret } from "./env.server";
 import { logger } from "./logger.server";
 
@@ -27,6 +28,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     });
     await migrateDatabase(handle);
     setDatabase(handle);
+    await startLiveHub(handle);
     startMailWorker();
     logger.info({ database: handle.kind }, "database ready");
     return handle;
@@ -42,6 +44,7 @@ export async function shutdown(): Promise<void> {
   if (!booting) return;
   const handle = await booting.catch(() => undefined);
   booting = undefined;
+  await stopLiveHub();
   await stopMailWorker();
   setDatabase(undefined);
   await handle?.close();
@@ -54,4 +57,13 @@ export async function isReady(): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Ends every live event stream. The server calls it first when shutting down: open streams
+ * would otherwise keep it waiting, and browsers reconnect (to another instance, or this one
+ * once it is back).
+ */
+export function endLiveStreams(): void {
+  getLiveHub()?.drain();
 }

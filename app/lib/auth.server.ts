@@ -1,9 +1,13 @@
-import { betterAuth } from "better-auth";
+import { createHmac } from "node:crypto";
+import { betterAuth, type GenericEndpointContext } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { APIError } from "better-auth/api";
+import { anonymous, emailOTP, phoneNumber, twoFactor } from "better-auth/plugins";
+import { eq } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import * as schema from "~/db/schema";
 import { setAdminRole } from "~/features/auth/admin-role.server";
+import { consumeCode } from "~/features/auth/one-time-codes.server";
 import { hashPassword, verifyPassword } from "~/features/auth/password.server";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "~/features/auth/password-policy.server";
 import {
@@ -22,10 +26,118 @@ export const SESSION_MAX_AGE_S = 400 * 24 * 60 * 60;
 
 function confirmUrl(betterAuthUrl: string): string {
   // better-auth's link points at its own endpoint; send people to our page, which calls it.
+  // Sign-ups confirm at /auth/confirm; people who are already signed in (a guest saving the
+  // account, an e-mail change) confirm inside the app, since /auth/confirm sends them away.
   const url = new URL(betterAuthUrl);
   const token = url.searchParams.get("token") ?? "";
+  const page =
+    url.searchParams.get("callbackURL") === "/settings"
+      ? "/settings/confirm-email"
+      : "/auth/confirm";
   const base = new URL(getEnv().BASE_URL);
-  return new URL(`/auth/confirm?token=${encodeURIComponent(token)}`, base).toString();
+  return new URL(`${page}?token=${encodeURIComponent(token)}`, base).toString();
+}
+
+/** Addresses of accounts that have no real e-mail yet (guests, phone sign-ups). */
+export const PLACEHOLDER_EMAIL_DOMAIN = "accounts.soundtrail.invalid";
+
+export function isPlaceholderEmail(email: string | null | undefined): boolean {
+  return !email || email.toLowerCase().endsWith(`@${PLACEHOLDER_EMAIL_DOMAIN}`);
+}
+
+/** Sign-in methods as recorded on the session (spec §4 auth events). */
+export type AuthMethod =
+  | "password"
+  | "email-link"
+  | "email-code"
+  | "sms-code"
+  | "oauth"
+  | "guest"
+  | "totp"
+  | "backup-code";
+
+/** Which endpoint created a session says how the person signed in. */
+function methodOfPath(path: string | undefined): AuthMethod | null {
+  if (!path) return null;
+  if (path === "/sign-in/email" || path === "/sign-in/phone-number") return "password";
+  if (path === "/verify-email") return "email-link";
+  if (path === "/sign-in/email-otp") return "email-code";
+  if (path === "/phone-number/verify") return "sms-code";
+  if (path.startsWith("/callback/")) return "oauth";
+  if (path === "/sign-in/anonymous") return "guest";
+  if (path === "/two-factor/verify-totp") return "totp";
+  if (path === "/two-factor/verify-backup-code") return "backup-code";
+  return null;
+}
+
+/** Paths through which an account with two-factor sign-in may get a session. */
+const TWO_FACTOR_PATHS = new Set([
+  "/sign-in/email",
+  "/sign-in/phone-number",
+  "/two-factor/verify-totp",
+  "/two-factor/verify-backup-code",
+  "/two-factor/disable",
+]);
+
+/**
+ * Backup codes are kept as keyed hashes. better-auth compares the submitted code with the
+ * stored list, so our server functions hash what the person typed before passing it on.
+ */
+const HASHED_BACKUP_CODE = /^[A-Za-z0-9_-]{43}$/;
+
+export function hashBackupCode(code: string): string {
+  const secret = resolveAuthSecret(getEnv());
+  return createHmac("sha256", secret).update(`backup\0${code.trim()}`).digest("base64url");
+}
+
+function socialProviders() {
+  const env = getEnv();
+  const providers: Record<string, { clientId: string; clientSecret: string }> = {};
+  if (env.SPOTIFY_CLIENT_ID && env.SPOTIFY_CLIENT_SECRET) {
+    providers.spotify = {
+      clientId: env.SPOTIFY_CLIENT_ID,
+      clientSecret: env.SPOTIFY_CLIENT_SECRET,
+    };
+  }
+  if (env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET) {
+    providers.google = { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET };
+  }
+  if (env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET) {
+    providers.github = { clientId: env.GITHUB_CLIENT_ID, clientSecret: env.GITHUB_CLIENT_SECRET };
+  }
+  return providers;
+}
+
+async function sendCodeMail(email: string, otp: string, type: string): Promise<void> {
+  const purpose = type === "sign-in" ? "sign in" : "continue";
+  await sendMail({
+    to: email,
+    subject: `${otp} is your Soundtrail code`,
+    ...renderEmail({
+      title: "Your one-time code",
+      paragraphs: [
+        `Use this code to ${purpose}: ${otp}`,
+        "It works once, for 10 minutes. If you did not ask for it, you can ignore this mail.",
+      ],
+    }),
+  });
+}
+
+/** Tells the owner of an address that someone tried to sign up with it. */
+export async function sendExistingAccountMail(email: string): Promise<void> {
+  const base = getEnv().BASE_URL;
+  await sendMail({
+    to: email,
+    subject: "Someone tried to create a Soundtrail account with your address",
+    ...renderEmail({
+      title: "You already have an account",
+      paragraphs: [
+        "Someone (probably you) tried to sign up for Soundtrail with this e-mail address, which already has an account.",
+        "If it was you, sign in instead. If you forgot your password, you can reset it from the sign-in page. If it was not you, you can ignore this mail.",
+      ],
+      action: { label: "Sign in", url: new URL("/auth/login", base).toString() },
+    }),
+  });
 }
 
 /** Grants `admin` to verified accounts listed in ADMIN_EMAILS. */
@@ -47,7 +159,72 @@ function createAuth() {
     telemetry: { enabled: false },
     user: {
       additionalFields: { username: { type: "string", required: false, input: true } },
+      deleteUser: { enabled: true },
+      changeEmail: { enabled: true },
     },
+    socialProviders: socialProviders(),
+    account: {
+      accountLinking: { enabled: true, trustedProviders: ["google", "github", "spotify"] },
+    },
+    plugins: [
+      emailOTP({
+        otpLength: 6,
+        expiresIn: 10 * 60,
+        allowedAttempts: 5,
+        storeOTP: "hashed",
+        disableSignUp: true,
+        sendVerificationOTP: async ({ email, otp, type }) => {
+          if (isPlaceholderEmail(email)) return;
+          await sendCodeMail(email, otp, type);
+        },
+      }),
+      phoneNumber({
+        // Codes are issued and checked by one-time-codes.server.ts (stored hashed); the
+        // plugin's own sender is never reached because its send endpoint is not exposed.
+        sendOTP: async () => {
+          throw new Error("phone codes are sent by one-time-codes.server.ts");
+        },
+        verifyOTP: async ({ phoneNumber: phone, code }, ctx) => {
+          const purpose = (ctx?.body as { purpose?: string } | undefined)?.purpose;
+          const result = await consumeCode({
+            purpose: purpose === "phone-sign-up" ? "phone-sign-up" : "phone-sign-in",
+            subject: phone,
+            code,
+          });
+          return result.ok;
+        },
+        signUpOnVerification: {
+          getTempEmail: (phone) => `phone-${phone.replace(/\D/g, "")}@${PLACEHOLDER_EMAIL_DOMAIN}`,
+          getTempName: (phone) => phone,
+        },
+      }),
+      anonymous({
+        emailDomainName: PLACEHOLDER_EMAIL_DOMAIN,
+        // Guests become full accounts in place (upgradeGuest), so nothing is ever moved.
+        disableDeleteAnonymousUser: true,
+        generateName: () => "Guest",
+      }),
+      twoFactor({
+        issuer: "Soundtrail",
+        allowPasswordless: true,
+        totpOptions: { digits: 6, period: 30 },
+        backupCodeOptions: {
+          amount: 10,
+          length: 10,
+          storeBackupCodes: {
+            // Called with fresh codes, and again with the remaining (already hashed) ones
+            // after a code is used: hash only what is not a hash yet.
+            encrypt: async (json: string) =>
+              JSON.stringify(
+                (JSON.parse(json) as string[]).map((code) =>
+                  HASHED_BACKUP_CODE.test(code) ? code : hashBackupCode(code),
+                ),
+              ),
+            decrypt: async (stored: string) => stored,
+          },
+        },
+      }),
+    ],
     emailAndPassword: {
       enabled: true,
       requireEmailVerification: true,
@@ -55,22 +232,29 @@ function createAuth() {
       minPasswordLength: MIN_PASSWORD_LENGTH,
       maxPasswordLength: MAX_PASSWORD_LENGTH,
       revokeSessionsOnPasswordReset: true,
-      password: { hash: hashPassword, verify: verifyPassword },
-      onExistingUserSignUp: async ({ user }) => {
-        const base = getEnv().BASE_URL;
+      resetPasswordTokenExpiresIn: 60 * 60,
+      sendResetPassword: async ({ user, token }) => {
+        if (isPlaceholderEmail(user.email)) return;
+        const url = new URL(
+          `/auth/reset-password?token=${encodeURIComponent(token)}`,
+          getEnv().BASE_URL,
+        );
         await sendMail({
           to: user.email,
-          subject: "Someone tried to create a Soundtrail account with your address",
+          subject: "Reset your Soundtrail password",
           ...renderEmail({
-            title: "You already have an account",
+            title: "Reset your password",
             paragraphs: [
-              "Someone (probably you) tried to sign up for Soundtrail with this e-mail address, which already has an account.",
-              "If it was you, sign in instead. If you forgot your password, you can reset it from the sign-in page. If it was not you, you can ignore this mail.",
+              "Someone (probably you) asked to reset the password of your Soundtrail account.",
+              "The link works once, for one hour. Setting a new password signs you out everywhere else.",
             ],
-            action: { label: "Sign in", url: new URL("/auth/login", base).toString() },
+            action: { label: "Choose a new password", url: url.toString() },
+            footer: "If you did not ask for this, ignore this mail: your password stays as it is.",
           }),
         });
       },
+      password: { hash: hashPassword, verify: verifyPassword },
+      onExistingUserSignUp: ({ user }) => sendExistingAccountMail(user.email),
     },
     emailVerification: {
       sendOnSignUp: true,
@@ -94,12 +278,21 @@ function createAuth() {
         });
       },
       afterEmailVerification: async (user) => {
+        // A changed address becomes the profile's once it is confirmed.
+        await getDb()
+          .update(schema.profiles)
+          .set({ email: user.email })
+          .where(eq(schema.profiles.userId, user.id));
         await applyAdminEmails(user.email);
       },
     },
     session: {
       expiresIn: SESSION_MAX_AGE_S,
       updateAge: 24 * 60 * 60,
+      additionalFields: {
+        aal: { type: "string", required: true, defaultValue: "aal1", input: false },
+        authMethod: { type: "string", required: false, input: false },
+      },
     },
     rateLimit: {
       enabled: true,
@@ -111,6 +304,12 @@ function createAuth() {
         "/sign-up/email": { window: 60, max: 5 },
         "/send-verification-email": { window: 300, max: 3 },
         "/verify-email": { window: 60, max: 10 },
+        "/sign-in/email-otp": { window: 60, max: 10 },
+        "/email-otp/send-verification-otp": { window: 300, max: 5 },
+        "/sign-in/phone-number": { window: 60, max: 10 },
+        "/phone-number/verify": { window: 60, max: 10 },
+        "/sign-in/anonymous": { window: 60, max: 5 },
+        "/request-password-reset": { window: 300, max: 5 },
       },
     },
     advanced: {
@@ -118,8 +317,31 @@ function createAuth() {
       cookiePrefix: "soundtrail",
       defaultCookieAttributes: { sameSite: "lax", httpOnly: true, path: "/" },
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      // Session and user in one relational query (see app/db/schema/auth-relations.ts).
+      database: { joins: true },
     },
     databaseHooks: {
+      session: {
+        create: {
+          before: async (session, ctx) => {
+            const [owner] = await getDb()
+              .select({
+                banned: schema.user.banned,
+                twoFactorEnabled: schema.user.twoFactorEnabled,
+              })
+              .from(schema.user)
+              .where(eq(schema.user.id, session.userId));
+            // A banned account gets no new session, whichever way it signs in.
+            if (!owner || owner.banned) return false;
+            const path = (ctx as GenericEndpointContext | null | undefined)?.path;
+            // Code, link and OAuth sign-ins would skip the second factor: refuse them.
+            if (owner.twoFactorEnabled && path && !TWO_FACTOR_PATHS.has(path)) return false;
+            const method = methodOfPath(path);
+            const aal = method === "totp" || method === "backup-code" ? "aal2" : "aal1";
+            return { data: { ...session, aal, authMethod: method } };
+          },
+        },
+      },
       user: {
         create: {
           before: async (user) => {
@@ -137,7 +359,7 @@ function createAuth() {
           after: async (user) => {
             await createProfile({
               userId: user.id,
-              email: user.email,
+              email: isPlaceholderEmail(user.email) ? null : user.email,
               displayName: user.name || null,
               username: (user as { username?: string | null }).username ?? null,
             });

@@ -23,6 +23,12 @@ export interface Viewer {
   displayName: string;
   avatarUrl: string | null;
   isAdmin: boolean;
+  /** A guest (anonymous) account that can still become a full one. */
+  isGuest: boolean;
+  /** Unread notifications when the request began (capped at 100). */
+  unreadNotifications: number;
+  /** The newest notification's `seq`: where this page's live stream starts. */
+  notificationsSeq: number;
 }
 
 /** The signed-in person, or null; set by the root middleware for every request. */

@@ -29,6 +29,7 @@ export const envSchema = z
     ),
     SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
     MAIL_FROM: z.string().min(3).default("Soundtrail <no-reply@localhost>"),
+    SMS_WEBHOOK_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
     ADMIN_EMAILS: z
       .string()
       .default("")
@@ -110,12 +111,12 @@ export function publicEnv(env: Env) {
   return {
     oauthProviders: (
       [
-        ["spotify", env.SPOTIFY_CLIENT_ID],
-        ["google", env.GOOGLE_CLIENT_ID],
-        ["github", env.GITHUB_CLIENT_ID],
+        ["spotify", env.SPOTIFY_CLIENT_ID && env.SPOTIFY_CLIENT_SECRET],
+        ["google", env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET],
+        ["github", env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET],
       ] as const
     )
-      .filter(([, id]) => Boolean(id))
+      .filter(([, isConfigured]) => Boolean(isConfigured))
       .map(([name]) => name),
   };
 }

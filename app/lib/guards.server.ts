@@ -1,5 +1,6 @@
-import { type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
+import { data, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { getViewerFromHeaders } from "~/features/auth/accounts.server";
+import { verifyAdminAccess } from "~/features/auth/admin-role.server";
 import { bootstrap } from "./app.server";
 import { type Viewer, viewerContext } from "./context.server";
 import { decideRedirect, loginUrlFor } from "./redirects";
@@ -21,12 +22,30 @@ export const viewerMiddleware: MiddlewareFunction<Response> = async (
 };
 
 /** Layout middleware: applies the spec §2 redirect rules on every document and data request. */
-export const redirectRulesMiddleware: MiddlewareFunction<Response> = ({ request, context }) => {
+export const redirectRulesMiddleware: MiddlewareFunction<Response> = async ({
+  request,
+  context,
+}) => {
   const url = new URL(request.url);
-  const viewer = context.get(viewerContext);
+  const isAdminArea = url.pathname === "/admin" || url.pathname.startsWith("/admin/");
+  let viewer = context.get(viewerContext);
+  if (viewer && isAdminArea) {
+    // The admin area re-reads the role itself; a failure to read it means "not admin".
+    const isAdmin = await verifyAdminAccess(viewer.id);
+    if (isAdmin !== viewer.isAdmin) {
+      viewer = { ...viewer, isAdmin };
+      context.set(viewerContext, viewer);
+    }
+  }
+  // Admin mutations answer 401/403 from their own guard (requireAdminApi), not a redirect.
+  if (isMutation(request) && isAdminArea) return;
   const target = decideRedirect({ pathname: url.pathname, search: url.search, viewer });
   if (target) throw redirect(target);
 };
+
+function isMutation(request: Request): boolean {
+  return request.method !== "GET" && request.method !== "HEAD";
+}
 
 export function getViewer(context: Ctx): Viewer | null {
   return context.get(viewerContext);
@@ -51,5 +70,16 @@ export function requireAnonymous(context: Ctx): void {
 export function requireAdmin(context: Ctx, request: Request): Viewer {
   const viewer = requireUser(context, request);
   if (!viewer.isAdmin) throw redirect("/feed");
+  return viewer;
+}
+
+/**
+ * For admin actions and resource routes (`/api/send-email-batch`): the admin viewer, else a
+ * JSON error with 401 when signed out and 403 without the admin role.
+ */
+export function requireAdminApi(context: Ctx): Viewer {
+  const viewer = context.get(viewerContext);
+  if (!viewer) throw data({ error: "Sign in to continue." }, { status: 401 });
+  if (!viewer.isAdmin) throw data({ error: "You need the admin role for this." }, { status: 403 });
   return viewer;
 }

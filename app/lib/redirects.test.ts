@@ -35,7 +35,13 @@ describe("redirect rules (spec §2)", () => {
     ["/notifications", "", signedOut, "/auth/login?redirectTo=%2Fnotifications"],
     ["/chatbot", "", signedOut, "/auth/login?redirectTo=%2Fchatbot"],
     ["/settings", "", signedOut, "/auth/login?redirectTo=%2Fsettings"],
-    ["/post/abc", "", signedOut, "/auth/login?redirectTo=%2Fpost%2Fabc"],
+    // public posts and profiles can be shared with people who have no account
+    ["/post/abc", "", signedOut, null],
+    ["/u/ana", "", signedOut, null],
+    ["/u/ana/followers", "", signedOut, null],
+    ["/post/abc/edit", "", signedOut, null],
+    ["/posts", "", signedOut, "/auth/login?redirectTo=%2Fposts"],
+    ["/user/ana", "", signedOut, "/auth/login?redirectTo=%2Fuser%2Fana"],
     ["/feeds", "", signedOut, "/auth/login?redirectTo=%2Ffeeds"],
   ] as const)("%s%s as %o → %s", (pathname, search, viewer, expected) => {
     expect(decideRedirect({ pathname, search, viewer })).toBe(expected);

@@ -22,8 +22,19 @@ function isAdminPath(pathname: string): boolean {
   return pathname === "/admin" || pathname.startsWith("/admin/");
 }
 
+/**
+ * Spec §6 lets signed-out visitors see `/`, `/feed` and the auth pages. Public posts and
+ * profiles are viewable too (`/post/…`, `/u/…`), so a shared link works for anyone; the
+ * pages themselves only show what a signed-out visitor may see.
+ */
 function isPublicPath(pathname: string): boolean {
-  return pathname === "/" || pathname === "/feed" || isAuthPath(pathname);
+  return (
+    pathname === "/" ||
+    pathname === "/feed" ||
+    isAuthPath(pathname) ||
+    pathname.startsWith("/post/") ||
+    pathname.startsWith("/u/")
+  );
 }
 
 /**

@@ -1,3 +1,5 @@
+import { EMBED_ORIGINS } from "../features/posts/links";
+
 const isDev = process.env.NODE_ENV === "development";
 
 /**
@@ -13,6 +15,8 @@ export function contentSecurityPolicy(nonce: string): string {
     "font-src": "'self'",
     "connect-src": isDev ? "'self' ws: wss:" : "'self'",
     "media-src": "'self'",
+    // Streaming players shown in posts, and nothing else.
+    "frame-src": EMBED_ORIGINS.join(" "),
     "object-src": "'none'",
     "base-uri": "'self'",
     "form-action": "'self'",

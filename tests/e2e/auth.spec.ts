@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
-import { gotoHydrated } from "./fixtures";
+import { gotoHydrated, useOwnClientAddress } from "./fixtures";
 
 const SINK = `http://127.0.0.1:${process.env.SMTP_SINK_HTTP_PORT ?? 2526}`;
 
@@ -32,6 +32,10 @@ async function signUp(page: Page, email: string, username: string) {
 }
 
 test.describe("accounts", () => {
+  test.beforeEach(async ({ page }) => {
+    await useOwnClientAddress(page);
+  });
+
   test("sign up, confirm by e-mail, land on the feed signed in, sign out, sign in again", async ({
     page,
     request,
@@ -46,7 +50,7 @@ test.describe("accounts", () => {
 
     await page.goto(`${link.pathname}${link.search}`);
     await expect(page).toHaveURL(/\/feed$/);
-    await expect(page.getByRole("heading", { name: "Your feed" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Your feed", exact: true })).toBeVisible();
     await expect(page.getByText("E-mail confirmed")).toBeVisible();
 
     // A signed-in visitor opening the login page is sent to the feed.

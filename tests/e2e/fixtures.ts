@@ -70,3 +70,16 @@ export function luminance(cssColor: string): number {
 export function bodyBackground(page: Page): Promise<string> {
   return page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 }
+
+let addressCounter = 0;
+
+/**
+ * The e2e server trusts X-Forwarded-For (as behind a proxy), so each test can come from its
+ * own client address and the per-address sign-up and sign-in limits of one test do not spill
+ * into the next. Call it in `beforeEach` of specs that create accounts.
+ */
+export async function useOwnClientAddress(page: Page): Promise<void> {
+  addressCounter++;
+  const address = `198.51.${(process.pid % 200) + 1}.${(addressCounter % 250) + 1}`;
+  await page.context().setExtraHTTPHeaders({ "X-Forwarded-For": address });
+}

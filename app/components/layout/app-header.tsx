@@ -31,14 +31,23 @@ interface NavItem {
   label: string;
   Icon: typeof Home;
   adminOnly?: boolean;
+  /** Shown after the label (hidden from screen readers: `accessibleName` says it). */
   badge?: ReactNode;
+  /** The link's name when the label alone does not say it all ("Notifications, 2 unread"). */
+  accessibleName?: string;
 }
 
-function navItems(notificationBadge: ReactNode): NavItem[] {
+function navItems(notificationBadge: ReactNode, notificationsName?: string): NavItem[] {
   return [
     { to: "/feed", label: "Feed", Icon: Home },
     { to: "/search", label: "Search", Icon: Search },
-    { to: "/notifications", label: "Notifications", Icon: Bell, badge: notificationBadge },
+    {
+      to: "/notifications",
+      label: "Notifications",
+      Icon: Bell,
+      badge: notificationBadge,
+      accessibleName: notificationsName,
+    },
     { to: "/chatbot", label: "Assistant", Icon: Bot },
     { to: "/profile", label: "Profile", Icon: User },
     { to: "/settings", label: "Settings", Icon: Settings },
@@ -55,10 +64,16 @@ export function AppHeader({
   viewer,
   colorMode,
   notificationBadge = null,
+  notificationsName,
+  status = null,
 }: {
   viewer: HeaderViewer | null;
   colorMode: ColorMode;
   notificationBadge?: ReactNode;
+  /** "Notifications, 2 unread": one accessible name (an sr-only span would add a stray space). */
+  notificationsName?: string;
+  /** Shown before the user menu: the live connection's state. */
+  status?: ReactNode;
 }) {
   const [open, setOpen] = useState(false);
   const navId = useId();
@@ -76,7 +91,9 @@ export function AppHeader({
     return () => window.removeEventListener("keydown", onKey);
   }, [open]);
 
-  const items = navItems(notificationBadge).filter((item) => !item.adminOnly || viewer?.isAdmin);
+  const items = navItems(notificationBadge, notificationsName).filter(
+    (item) => !item.adminOnly || viewer?.isAdmin,
+  );
 
   return (
     <header className="sticky top-0 z-30 border-b border-border bg-background/95 backdrop-blur">
@@ -91,17 +108,21 @@ export function AppHeader({
           )}
         >
           <ul className="flex flex-col gap-1 md:flex-row md:items-center">
-            {items.map(({ to, label, Icon, badge }) => (
+            {items.map(({ to, label, Icon, badge, accessibleName }) => (
               <li key={to}>
                 <NavLink
                   to={to}
+                  aria-label={accessibleName}
                   prefetch="intent"
                   viewTransition
                   onClick={() => setOpen(false)}
                   className={({ isActive }) =>
                     cn(
-                      "flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium text-muted-foreground hover:bg-muted hover:text-foreground",
-                      isActive && "bg-accent text-accent-foreground hover:bg-accent",
+                      "flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium hover:bg-muted hover:text-foreground",
+                      // One text colour per state: both classes at once leave the winner to CSS order.
+                      isActive
+                        ? "bg-accent text-accent-foreground hover:bg-accent"
+                        : "text-muted-foreground",
                     )
                   }
                 >
@@ -118,9 +139,26 @@ export function AppHeader({
           </div>
         </nav>
         <div className="ml-auto flex items-center gap-2">
+          {status}
           <div className="hidden sm:block">
             <ColorModeSwitch current={colorMode} />
           </div>
+          {viewer ? (
+            // On a phone the navigation hides behind the menu; the bell and its count stay in sight.
+            <NavLink
+              to="/notifications"
+              className={({ isActive }) =>
+                cn(
+                  "flex items-center gap-1 rounded-md p-2 hover:bg-muted md:hidden",
+                  isActive ? "bg-accent text-accent-foreground" : "text-muted-foreground",
+                )
+              }
+            >
+              <Bell aria-hidden="true" className="size-5" />
+              <span className="sr-only">{notificationsName ?? "Notifications"}</span>
+              {notificationBadge}
+            </NavLink>
+          ) : null}
           <UserMenu viewer={viewer} />
           <button
             type="button"

@@ -39,6 +39,8 @@ export const session = pgTable(
       .notNull()
       .references(() => user.id, { onDelete: "cascade" }),
     impersonatedBy: text("impersonated_by"),
+    aal: text("aal").default("aal1").notNull(),
+    authMethod: text("auth_method"),
   },
   (table) => [index("session_userId_idx").on(table.userId)],
 );

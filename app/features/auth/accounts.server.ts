@@ -1,8 +1,10 @@
 import { APIError } from "better-auth/api";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
-import { profiles } from "~/db/schema";
+import { notifications, profiles, user as userTable } from "~/db/schema";
+import { unreadCountSql } from "~/features/notifications/notifications.server";
 import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
+import { publishLive } from "~/features/realtime/bus.server";
 import { getAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import type { Viewer } from "~/lib/context.server";
@@ -15,9 +17,15 @@ import {
 import type { FieldErrors } from "./schemas";
 
 export const INVALID_CREDENTIALS = "That e-mail and password do not match an account.";
+export const INVALID_PHONE_CREDENTIALS = "That phone number and password do not match an account.";
 
 export type AuthResult =
-  | { ok: true; headers: Headers }
+  | {
+      ok: true;
+      headers: Headers;
+      /** Signed in with a password, but a second factor is still needed (no session yet). */
+      needsSecondFactor?: boolean;
+    }
   | {
       ok: false;
       status: number;
@@ -27,7 +35,7 @@ export type AuthResult =
       retryAfterSeconds?: number;
     };
 
-function cookiesOf(response: Response): Headers {
+export function cookiesOf(response: Response): Headers {
   const headers = new Headers();
   for (const cookie of response.headers.getSetCookie()) headers.append("Set-Cookie", cookie);
   return headers;
@@ -43,11 +51,11 @@ export function failureInit(result: Extract<AuthResult, { ok: false }>): Respons
   };
 }
 
-function clientOf(headers: Headers): string {
+export function clientOf(headers: Headers): string {
   return headers.get(CLIENT_IP_HEADER) ?? "unknown";
 }
 
-function rateLimited(retry: number): AuthResult {
+export function rateLimited(retry: number): Extract<AuthResult, { ok: false }> {
   const minutes = Math.max(1, Math.ceil(retry / 60));
   return {
     ok: false,
@@ -62,7 +70,30 @@ function rateLimited(retry: number): AuthResult {
   };
 }
 
-async function errorMessage(response: Response): Promise<{ code?: string; message?: string }> {
+/**
+ * The refusal of a weak password (`weak_password` with its reasons, shown next to `field`), or
+ * null when the password is strong enough. `related` are the person's own words (e-mail,
+ * username …), which never make a good password.
+ */
+export function refuseWeakPassword(
+  password: string,
+  related: string[],
+  field = "password",
+): Extract<AuthResult, { ok: false }> | null {
+  const reasons = weakPasswordReasons(password, related);
+  if (reasons.length === 0) return null;
+  return {
+    ok: false,
+    status: 400,
+    code: "weak_password",
+    reasons,
+    errors: { [field]: reasons.map((r) => weakPasswordMessages[r]) },
+  };
+}
+
+export async function errorMessage(
+  response: Response,
+): Promise<{ code?: string; message?: string }> {
   try {
     return (await response.json()) as { code?: string; message?: string };
   } catch {
@@ -87,20 +118,12 @@ export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResul
     [`sign-up:ip:${clientOf(options.headers)}`, AUTH_LIMITS.signUpPerAddress],
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
-  const reasons = weakPasswordReasons(options.password, [
+  const weak = refuseWeakPassword(options.password, [
     options.email,
     options.username,
     options.displayName,
   ]);
-  if (reasons.length > 0) {
-    return {
-      ok: false,
-      status: 400,
-      code: "weak_password",
-      reasons,
-      errors: { password: reasons.map((r) => weakPasswordMessages[r]) },
-    };
-  }
+  if (weak) return weak;
   const response = await getAuth().api.signUpEmail({
     body: {
       email: options.email,
@@ -140,25 +163,47 @@ export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResul
   };
 }
 
+/** The answer to a password or code sign-in that worked (maybe pending a second factor). */
+export async function signedIn(response: Response): Promise<AuthResult> {
+  const headers = cookiesOf(response);
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => ({}))) as { twoFactorRedirect?: boolean };
+  return { ok: true, headers, needsSecondFactor: body.twoFactorRedirect === true };
+}
+
 export interface SignInOptions {
-  email: string;
+  email?: string;
+  phone?: string;
   password: string;
   headers: Headers;
 }
 
-/** Signs in with e-mail and password; unknown accounts and wrong passwords look the same. */
+/**
+ * Signs in with e-mail or phone and password; unknown accounts and wrong passwords look the
+ * same. With two-factor sign-in on, no session is created yet: `needsSecondFactor` is set and
+ * the headers carry the short-lived challenge cookie.
+ */
 export async function signInWithEmail(options: SignInOptions): Promise<AuthResult> {
+  const account = (options.email ?? options.phone ?? "").toLowerCase();
   const limited = await checkRateLimits([
     [`sign-in:ip:${clientOf(options.headers)}`, AUTH_LIMITS.signInPerAddress],
-    [`sign-in:account:${options.email.toLowerCase()}`, AUTH_LIMITS.signInPerAccount],
+    [`sign-in:account:${account}`, AUTH_LIMITS.signInPerAccount],
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
-  const response = await getAuth().api.signInEmail({
-    body: { email: options.email, password: options.password },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (response.ok) return { ok: true, headers: cookiesOf(response) };
+  const response = options.phone
+    ? await getAuth().api.signInPhoneNumber({
+        body: { phoneNumber: options.phone, password: options.password },
+        headers: options.headers,
+        asResponse: true,
+      })
+    : await getAuth().api.signInEmail({
+        body: { email: options.email ?? "", password: options.password },
+        headers: options.headers,
+        asResponse: true,
+      });
+  if (response.ok) return signedIn(response);
   if (response.status === 429)
     return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
   const { code } = await errorMessage(response);
@@ -174,7 +219,7 @@ export async function signInWithEmail(options: SignInOptions): Promise<AuthResul
     ok: false,
     status: 401,
     code: "invalid_credentials",
-    errors: { form: [INVALID_CREDENTIALS] },
+    errors: { form: [options.phone ? INVALID_PHONE_CREDENTIALS : INVALID_CREDENTIALS] },
   };
 }
 
@@ -229,10 +274,14 @@ export async function resendConfirmation(options: {
 export async function signOut(options: {
   headers: Headers;
   everywhere?: boolean;
+  /** Whose live streams to close when signing out everywhere. */
+  userId?: string;
 }): Promise<Headers> {
   const auth = getAuth();
   if (options.everywhere) {
     await auth.api.revokeSessions({ headers: options.headers }).catch(() => {});
+    // Open live streams on every instance end too; their reconnects then get a 401.
+    if (options.userId) await publishLive(getDb(), { t: "s", u: options.userId });
   }
   const response = await auth.api.signOut({ headers: options.headers, asResponse: true });
   return cookiesOf(response);
@@ -255,19 +304,28 @@ export async function getViewerFromHeaders(
   const setCookies = responseHeaders.getSetCookie();
   if (!response) return { viewer: null, setCookies };
   const { user } = response;
+  // The account's current state, read fresh: a ban takes effect on the very next request.
   const [profile] = await getDb()
     .select({
       username: profiles.username,
       displayName: profiles.displayName,
       avatarUrl: profiles.avatarUrl,
       roles: profiles.roles,
+      banned: userTable.banned,
+      isAnonymous: userTable.isAnonymous,
+      // The header's badge and where the live stream starts, in the same statement.
+      unread: unreadCountSql(user.id),
+      notificationsSeq: sql<string>`(select coalesce(max(${notifications.seq}), 0)
+        from ${notifications} where ${notifications.recipientId} = ${user.id})`,
     })
     .from(profiles)
+    .innerJoin(userTable, eq(userTable.id, profiles.userId))
     .where(eq(profiles.userId, user.id));
   if (!profile) {
     logger.error({ userId: user.id }, "session without a profile");
     return { viewer: null, setCookies };
   }
+  if (profile.banned) return { viewer: null, setCookies };
   return {
     viewer: {
       id: user.id,
@@ -275,6 +333,9 @@ export async function getViewerFromHeaders(
       displayName: profile.displayName || profile.username,
       avatarUrl: profile.avatarUrl,
       isAdmin: profile.roles.includes("admin"),
+      isGuest: profile.isAnonymous === true,
+      unreadNotifications: Number(profile.unread),
+      notificationsSeq: Number(profile.notificationsSeq),
     },
     setCookies,
   };

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { profiles, user } from "~/db/schema";
+import { logger } from "~/lib/logger.server";
 
 export type SetAdminRoleResult = "granted" | "revoked" | "unchanged" | "no-such-account";
 
@@ -26,4 +27,21 @@ export async function setAdminRole(options: {
     })
     .where(eq(profiles.userId, account.id));
   return options.isAdmin ? "granted" : "revoked";
+}
+
+/**
+ * Whether `userId` holds the admin role, read from the database now. Any failure counts as
+ * "not admin" and is logged, so an outage can never open the admin area.
+ */
+export async function verifyAdminAccess(userId: string): Promise<boolean> {
+  try {
+    const [row] = await getDb()
+      .select({ roles: profiles.roles })
+      .from(profiles)
+      .where(eq(profiles.userId, userId));
+    return Array.isArray(row?.roles) && row.roles.includes("admin");
+  } catch (error) {
+    logger.error({ err: error, userId }, "Failed to verify admin access");
+    return false;
+  }
 }

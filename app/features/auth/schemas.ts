@@ -6,9 +6,34 @@ export const MISSING_IDENTIFIER = "You must provide either an email or phone num
 
 const trimmed = z.string().trim();
 
+/**
+ * A phone number in international form: `+49 151 2345-678` and `0049…` become `+491512345678`.
+ * Returns null when it cannot be one.
+ */
+export function normalizePhone(input: string): string | null {
+  let phone = input.replace(/[\s().-]/g, "");
+  if (phone.startsWith("00")) phone = `+${phone.slice(2)}`;
+  return /^\+[1-9]\d{6,14}$/.test(phone) ? phone : null;
+}
+
+export const PHONE_HINT = "In international form, e.g. +49 151 23456789.";
+const INVALID_PHONE =
+  "Enter a phone number in international form, starting with + and the country code.";
+
+/** Checks `email` / `phone` (one of them is used) and normalises the phone number. */
+function checkContact(value: { email?: string; phone?: string }, ctx: z.RefinementCtx): void {
+  if (value.email && !z.email().safeParse(value.email).success) {
+    ctx.addIssue({ code: "custom", path: ["email"], message: "Enter a valid e-mail address." });
+  }
+  if (!value.email && value.phone && !normalizePhone(value.phone)) {
+    ctx.addIssue({ code: "custom", path: ["phone"], message: INVALID_PHONE });
+  }
+}
+
 export const signupSchema = z
   .object({
     email: trimmed.max(254).optional(),
+    phone: trimmed.max(32).optional(),
     password: z.string().max(128).optional(),
     username: trimmed
       .min(3, "Use at least 3 characters.")
@@ -20,26 +45,45 @@ export const signupSchema = z
     redirectTo: z.string().optional(),
   })
   .superRefine((value, ctx) => {
-    if (!value.email || !value.password) {
+    if (!(value.email || value.phone) || !value.password) {
       ctx.addIssue({ code: "custom", path: ["form"], message: MISSING_CREDENTIALS });
       return;
     }
-    if (!z.email().safeParse(value.email).success) {
-      ctx.addIssue({ code: "custom", path: ["email"], message: "Enter a valid e-mail address." });
-    }
-  });
+    checkContact(value, ctx);
+  })
+  .transform((value) => ({
+    ...value,
+    phone: value.email ? undefined : (normalizePhone(value.phone ?? "") ?? undefined),
+  }));
 
+/** The sign-in form: a password, or a one-time code by e-mail or SMS. */
 export const loginSchema = z
   .object({
+    intent: z.enum(["password", "code"]).default("password"),
     email: trimmed.max(254).optional(),
+    phone: trimmed.max(32).optional(),
     password: z.string().max(128).optional(),
     redirectTo: z.string().optional(),
   })
   .superRefine((value, ctx) => {
-    if (!value.email || !value.password) {
-      ctx.addIssue({ code: "custom", path: ["form"], message: MISSING_CREDENTIALS });
+    if (value.intent === "code" && !(value.email || value.phone)) {
+      ctx.addIssue({ code: "custom", path: ["form"], message: MISSING_IDENTIFIER });
+      return;
     }
-  });
+    if (value.intent === "password" && (!(value.email || value.phone) || !value.password)) {
+      ctx.addIssue({ code: "custom", path: ["form"], message: MISSING_CREDENTIALS });
+      return;
+    }
+    checkContact(value, ctx);
+  })
+  .transform((value) => ({
+    ...value,
+    phone: value.email ? undefined : (normalizePhone(value.phone ?? "") ?? undefined),
+  }));
+
+export const codeSchema = z.object({
+  code: trimmed.min(1, "Enter the code.").max(32, "That code is too long."),
+});
 
 /** Field errors keyed by field name (`form` for the whole form). */
 export type FieldErrors = Partial<Record<string, string[]>>;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { and, eq, inArray, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, lte, notInArray, or, type SQL, sql } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import { getDb } from "~/db/client.server";
-import { mailOutbox } from "~/db/schema";
+import { type MailStatus, mailOutbox } from "~/db/schema";
 import { getEnv } from "~/lib/env.server";
 import { logger } from "~/lib/logger.server";
 
@@ -108,11 +108,14 @@ export interface EnqueueMailOptions {
   idempotencyKey?: string;
 }
 
+/** The database or an open transaction (a mail queued in a transaction exists only if it commits). */
+type Queryable = Pick<ReturnType<typeof getDb>, "insert" | "select">;
+
 /** Records a mail in the outbox. Returns its id, and whether this call created it. */
 export async function enqueueMail(
   options: EnqueueMailOptions,
+  db: Queryable = getDb(),
 ): Promise<{ id: string; isNew: boolean }> {
-  const db = getDb();
   const key = options.idempotencyKey ?? randomUUID();
   const inserted = await db
     .insert(mailOutbox)
@@ -134,6 +137,54 @@ export async function enqueueMail(
     .where(eq(mailOutbox.idempotencyKey, key));
   if (!existing) throw new Error("Outbox row vanished while enqueueing");
   return { id: existing.id, isNew: false };
+}
+
+/**
+ * Records many mails in the outbox in one statement (plus one read). Returns, per idempotency
+ * key, the mail's id, its status, and whether this call created it. Keys must be distinct.
+ * `holdSeconds` keeps the worker off new mails for a while, for a caller that sends them
+ * itself right away (deliverMailNow); if that caller dies, the worker sends them afterwards.
+ */
+export async function enqueueMails(
+  mails: readonly (EnqueueMailOptions & { idempotencyKey: string })[],
+  options: { holdSeconds?: number } = {},
+): Promise<Map<string, { id: string; status: MailStatus; isNew: boolean }>> {
+  const out = new Map<string, { id: string; status: MailStatus; isNew: boolean }>();
+  if (mails.length === 0) return out;
+  const db = getDb();
+  const defaultFrom = getEnv().MAIL_FROM;
+  const inserted = await db
+    .insert(mailOutbox)
+    .values(
+      mails.map((mail) => ({
+        idempotencyKey: mail.idempotencyKey,
+        toAddress: mail.to,
+        fromAddress: mail.from ?? defaultFrom,
+        subject: mail.subject,
+        html: mail.html,
+        text: mail.text,
+        headers: mail.headers ?? {},
+        ...(options.holdSeconds
+          ? { nextAttemptAt: sql`now() + make_interval(secs => ${options.holdSeconds})` }
+          : {}),
+      })),
+    )
+    .onConflictDoNothing({ target: mailOutbox.idempotencyKey })
+    .returning({ key: mailOutbox.idempotencyKey });
+  const created = new Set(inserted.map((row) => row.key));
+  const rows = await db
+    .select({ id: mailOutbox.id, key: mailOutbox.idempotencyKey, status: mailOutbox.status })
+    .from(mailOutbox)
+    .where(
+      inArray(
+        mailOutbox.idempotencyKey,
+        mails.map((mail) => mail.idempotencyKey),
+      ),
+    );
+  for (const row of rows) {
+    out.set(row.key, { id: row.id, status: row.status, isNew: created.has(row.key) });
+  }
+  return out;
 }
 
 type ClaimedRow = typeof mailOutbox.$inferSelect;
@@ -193,26 +244,90 @@ async function attempt(row: ClaimedRow, via: MailTransport): Promise<"sent" | "f
 export async function deliverDueMail(
   options: { ids?: string[]; limit?: number; transport?: MailTransport } = {},
 ): Promise<Map<string, "sent" | "failed" | "dead">> {
+  return claimAndSend(
+    options.ids ? and(isDue(), inArray(mailOutbox.id, options.ids)) : isDue(),
+    options.limit ?? options.ids?.length ?? 50,
+    options.transport,
+  );
+}
+
+/** Not sent yet and not being sent by someone else right now (whatever its retry schedule). */
+const isUnsent = () =>
+  or(
+    inArray(mailOutbox.status, ["pending", "failed", "dead"]),
+    and(eq(mailOutbox.status, "sending"), lte(mailOutbox.lockedUntil, sql`now()`)),
+  );
+
+export type ImmediateOutcome = "sent" | "failed" | "dead" | "sending";
+
+/**
+ * Sends the given outbox mails now, ignoring their retry schedule (an explicit retry), and
+ * returns each one's outcome. A mail that was already sent is answered "sent" and never sent
+ * again; one that another sender holds right now is answered "sending".
+ */
+export async function deliverMailNow(options: {
+  ids: string[];
+  transport?: MailTransport;
+}): Promise<Map<string, ImmediateOutcome>> {
+  const outcomes = new Map<string, ImmediateOutcome>();
+  if (options.ids.length === 0) return outcomes;
+  const attempted = await claimAndSend(
+    and(isUnsent(), inArray(mailOutbox.id, options.ids)),
+    options.ids.length,
+    options.transport,
+  );
+  for (const [id, outcome] of attempted) outcomes.set(id, outcome);
+  const others = options.ids.filter((id) => !outcomes.has(id));
+  if (others.length > 0) {
+    const rows = await getDb()
+      .select({ id: mailOutbox.id, status: mailOutbox.status })
+      .from(mailOutbox)
+      .where(inArray(mailOutbox.id, others));
+    for (const row of rows) {
+      outcomes.set(row.id, row.status === "sent" ? "sent" : "sending");
+    }
+  }
+  return outcomes;
+}
+
+/**
+ * Mails claimed at once. Small, so each claimed mail is sent well before its lock (LOCK_SECONDS)
+ * runs out even on a slow SMTP server; otherwise another sender could take it over mid-batch.
+ */
+const CLAIM_CHUNK = 10;
+
+async function claimAndSend(
+  where: SQL | undefined,
+  limit: number,
+  transport: MailTransport | undefined,
+): Promise<Map<string, "sent" | "failed" | "dead">> {
   const db = getDb();
-  const via = options.transport ?? getMailTransport();
-  const candidates = db
-    .select({ id: mailOutbox.id })
-    .from(mailOutbox)
-    .where(options.ids ? and(isDue(), inArray(mailOutbox.id, options.ids)) : isDue())
-    .orderBy(mailOutbox.nextAttemptAt)
-    .limit(options.limit ?? options.ids?.length ?? 50)
-    .for("update", { skipLocked: true });
-  const claimed = await db
-    .update(mailOutbox)
-    .set({
-      status: "sending",
-      attempts: sql`${mailOutbox.attempts} + 1`,
-      lockedUntil: sql`now() + make_interval(secs => ${LOCK_SECONDS})`,
-    })
-    .where(inArray(mailOutbox.id, candidates))
-    .returning();
+  const via = transport ?? getMailTransport();
   const outcomes = new Map<string, "sent" | "failed" | "dead">();
-  for (const row of claimed) outcomes.set(row.id, await attempt(row, via));
+  while (outcomes.size < limit) {
+    const chunk = Math.min(CLAIM_CHUNK, limit - outcomes.size);
+    const attempted = [...outcomes.keys()];
+    const candidates = db
+      .select({ id: mailOutbox.id })
+      .from(mailOutbox)
+      // deliverMailNow ignores the retry schedule, so a mail that just failed in this call is
+      // claimable again: never take one twice in one call.
+      .where(attempted.length ? and(where, notInArray(mailOutbox.id, attempted)) : where)
+      .orderBy(mailOutbox.nextAttemptAt)
+      .limit(chunk)
+      .for("update", { skipLocked: true });
+    const claimed = await db
+      .update(mailOutbox)
+      .set({
+        status: "sending",
+        attempts: sql`${mailOutbox.attempts} + 1`,
+        lockedUntil: sql`now() + make_interval(secs => ${LOCK_SECONDS})`,
+      })
+      .where(inArray(mailOutbox.id, candidates))
+      .returning();
+    for (const row of claimed) outcomes.set(row.id, await attempt(row, via));
+    if (claimed.length < chunk) break;
+  }
   return outcomes;
 }
 

@@ -10,7 +10,9 @@ import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import {
   createMailTransport,
   deliverDueMail,
+  deliverMailNow,
   enqueueMail,
+  enqueueMails,
   type MailTransport,
   sendMail,
   setMailTransport,
@@ -127,5 +129,60 @@ describe("renderEmail", () => {
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
     expect(html).toContain("https://example.org/?a=1&amp;b=2");
     expect(text).toContain("Open: https://example.org/?a=1&b=2");
+  });
+});
+
+describe("enqueueMails and deliverMailNow", () => {
+  const mail = (n: number) => ({
+    to: `n${n}@example.org`,
+    subject: `Bulk ${n}`,
+    idempotencyKey: `bulk-${n}`,
+    ...body,
+  });
+
+  it("records many mails at once and recognises keys it has seen", async () => {
+    const first = await enqueueMails([mail(1), mail(2)]);
+    expect([...first.values()].map((m) => m.isNew)).toEqual([true, true]);
+    const again = await enqueueMails([mail(2), mail(3)]);
+    expect(again.get("bulk-2")).toMatchObject({ id: first.get("bulk-2")?.id, isNew: false });
+    expect(again.get("bulk-3")?.isNew).toBe(true);
+    expect(await testDb.db.select().from(mailOutbox)).toHaveLength(3);
+  });
+
+  it("retries a failed mail at once, and never sends a sent one again", async () => {
+    const queued = await enqueueMails([mail(1), mail(2), mail(3)]);
+    const ids = [...queued.values()].map((m) => m.id);
+    sink.setRefuse((to) => to === "n2@example.org");
+    const first = await deliverMailNow({ ids });
+    expect([...first.values()].sort()).toEqual(["failed", "sent", "sent"]);
+    expect(sink.received).toHaveLength(2);
+
+    // The failed mail is not due for 30 s, but an explicit retry sends it now, once.
+    sink.setRefuse(() => false);
+    const retry = await deliverMailNow({ ids });
+    expect([...retry.values()]).toEqual(["sent", "sent", "sent"]);
+    expect(sink.received.map((m) => m.to[0]).sort()).toEqual([
+      "n1@example.org",
+      "n2@example.org",
+      "n3@example.org",
+    ]);
+  });
+
+  it("keeps the worker off held mails, which deliverMailNow still sends at once", async () => {
+    const queued = await enqueueMails([mail(1)], { holdSeconds: 120 });
+    const id = queued.get("bulk-1")?.id ?? "";
+    expect((await deliverDueMail()).size).toBe(0);
+    expect((await deliverMailNow({ ids: [id] })).get(id)).toBe("sent");
+    expect(sink.received).toHaveLength(1);
+  });
+
+  it("leaves a mail another sender holds alone", async () => {
+    const queued = await enqueueMails([mail(1)]);
+    const id = queued.get("bulk-1")?.id ?? "";
+    await testDb.db
+      .update(mailOutbox)
+      .set({ status: "sending", lockedUntil: sql`now() + interval '1 minute'` });
+    expect((await deliverMailNow({ ids: [id] })).get(id)).toBe("sending");
+    expect(sink.received).toHaveLength(0);
   });
 });

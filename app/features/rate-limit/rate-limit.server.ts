@@ -40,6 +40,12 @@ export const AUTH_LIMITS = {
   signUpPerAddress: { limit: 5, windowSeconds: 60 },
   confirmPerAddress: { limit: 10, windowSeconds: 60 },
   resendPerAddress: { limit: 3, windowSeconds: 5 * 60 },
+  /** Sending a code or a link: per address and per recipient. */
+  sendCodePerAddress: { limit: 5, windowSeconds: 5 * 60 },
+  sendCodePerRecipient: { limit: 5, windowSeconds: 15 * 60 },
+  /** Trying a code (on top of the five tries each code allows). */
+  verifyCodePerAddress: { limit: 10, windowSeconds: 60 },
+  guestPerAddress: { limit: 5, windowSeconds: 60 * 60 },
 } satisfies Record<string, RateLimitRule>;
 
 /** Hits every `[key, rule]` and returns the first refusal, if any. */

@@ -1,8 +1,21 @@
-import { Disc3 } from "lucide-react";
+import { Disc3, Radio } from "lucide-react";
+import { useRef } from "react";
+import { data, Link, type ShouldRevalidateFunctionArgs, useNavigation } from "react-router";
 import { ButtonLink } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
 import { PageHeader } from "~/components/ui/page-header";
-import { getViewer } from "~/lib/guards.server";
+import { FeedList } from "~/features/feed/components/feed-list";
+import { NewPostsNotice, useLiveNewPosts } from "~/features/feed/components/new-posts";
+import { PostSkeleton } from "~/features/feed/components/post-skeleton";
+import { type FeedTab, listFeed, parseFeedTab } from "~/features/feed/feed.server";
+import { suggestPeople } from "~/features/follows/follows.server";
+import { FollowSuggestions } from "~/features/people/components/suggestions";
+import { Composer } from "~/features/posts/components/composer";
+import { parsePostForm } from "~/features/posts/post-form.server";
+import { createPost } from "~/features/posts/posts.server";
+import { getViewer, requireUser } from "~/lib/guards.server";
+import { redirectWithToast } from "~/lib/toast.server";
+import { cn } from "~/lib/utils";
 import type { Route } from "./+types/feed";
 
 export const meta: Route.MetaFunction = () => [
@@ -10,27 +23,207 @@ export const meta: Route.MetaFunction = () => [
   { name: "description", content: "Share your music journey with friends" },
 ];
 
-export function loader({ context }: Route.LoaderArgs) {
-  return { isSignedIn: getViewer(context) !== null };
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const viewer = getViewer(context);
+  const url = new URL(request.url);
+  const tab = parseFeedTab(url.searchParams.get("tab"), viewer !== null);
+  const cursor = url.searchParams.get("cursor");
+  const page = await listFeed({ viewerId: viewer?.id ?? null, tab, cursor });
+  // Only an empty home feed pays for suggestions, so a normal /feed stays one statement.
+  const suggestions =
+    viewer && tab === "following" && !cursor && page.posts.length === 0
+      ? await suggestPeople({ viewerId: viewer.id, limit: 5 })
+      : [];
+  return {
+    viewerId: viewer?.id ?? null,
+    tab,
+    page,
+    isFirstPage: !cursor,
+    suggestions,
+    isComposing: url.searchParams.get("compose") === "1",
+  };
 }
 
-export default function Feed({ loaderData }: Route.ComponentProps) {
-  return (
-    <>
-      <PageHeader title={loaderData.isSignedIn ? "Your feed" : "Public feed"}>
-        What people on this Soundtrail are listening to, newest first.
-      </PageHeader>
+export async function action({ context, request }: Route.ActionArgs) {
+  const viewer = requireUser(context, request);
+  const parsed = await parsePostForm(request);
+  if (!parsed.ok) {
+    return data({ errors: parsed.errors, values: parsed.values }, { status: 400 });
+  }
+  await createPost({ viewerId: viewer.id, input: parsed.input, image: parsed.image });
+  return redirectWithToast("/feed", {
+    type: "success",
+    title: "Shared",
+    description: `“${parsed.input.title}” is on your feed.`,
+  });
+}
+
+export function shouldRevalidate({
+  formAction,
+  defaultShouldRevalidate,
+}: ShouldRevalidateFunctionArgs) {
+  // A like or a report changes nothing else on the page; the button already shows it.
+  if (formAction === "/api/like" || formAction === "/api/report") return false;
+  return defaultShouldRevalidate;
+}
+
+function tabUrl(tab: FeedTab, cursor?: string) {
+  const params = new URLSearchParams({ tab });
+  if (cursor) params.set("cursor", cursor);
+  return `/feed?${params}`;
+}
+
+export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
+  const { viewerId, tab, page, isFirstPage, suggestions, isComposing } = loaderData;
+  const navigation = useNavigation();
+  const isSwitching =
+    navigation.state === "loading" &&
+    navigation.location.pathname === "/feed" &&
+    navigation.formMethod === undefined;
+  const isSignedIn = viewerId !== null;
+  const listTop = useRef<HTMLDivElement>(null);
+  const newPosts = useLiveNewPosts({
+    tab,
+    enabled: isSignedIn && isFirstPage,
+    firstPage: page.posts,
+    pageUrl: tabUrl(tab),
+  });
+  const revealNewPosts = () => {
+    newPosts.reveal();
+    // Bring the top of the list into view (it is where the new posts go), unless it already is.
+    const top = listTop.current;
+    if (top && top.getBoundingClientRect().top < 0) {
+      const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      top.scrollIntoView({ behavior: reduce ? "auto" : "smooth", block: "start" });
+    }
+  };
+
+  const empty =
+    tab === "following" ? (
+      <div className="flex flex-col gap-4">
+        <EmptyState
+          icon={Radio}
+          title="Your feed is quiet"
+          action={
+            <ButtonLink to={tabUrl("everyone")} variant="secondary">
+              See what everyone is sharing
+            </ButtonLink>
+          }
+        >
+          Share something above, or follow people to see their music here.
+        </EmptyState>
+        {viewerId ? <FollowSuggestions suggestions={suggestions} viewerId={viewerId} /> : null}
+      </div>
+    ) : (
       <EmptyState
         icon={Disc3}
         title="No posts yet"
         action={
-          loaderData.isSignedIn ? null : (
+          isSignedIn ? null : (
             <ButtonLink to="/auth/signup">Join Soundtrail to share yours</ButtonLink>
           )
         }
       >
         Nobody has shared any music here yet. Posts appear here as soon as they do.
       </EmptyState>
+    );
+
+  return (
+    <>
+      <PageHeader title={isSignedIn ? "Your feed" : "Public feed"}>
+        What people on this Soundtrail are listening to, newest first.
+      </PageHeader>
+
+      {isSignedIn ? (
+        <div className="mb-6">
+          <Composer
+            action="/feed"
+            errors={actionData?.errors}
+            values={actionData?.values}
+            initiallyExpanded={isComposing}
+            expandHref="/feed?compose=1#composer"
+          />
+        </div>
+      ) : (
+        <section
+          aria-labelledby="join-heading"
+          className="mb-6 flex flex-col items-start gap-3 rounded-xl border border-border bg-accent p-5 text-accent-foreground sm:flex-row sm:items-center"
+        >
+          <div className="flex-1">
+            <h2 id="join-heading" className="font-semibold">
+              Share your music journey with friends
+            </h2>
+            <p className="text-sm">
+              Join to post what you're listening to, follow friends and react to their finds.
+            </p>
+          </div>
+          <div className="flex gap-2">
+            <ButtonLink to="/auth/signup">Join Soundtrail</ButtonLink>
+            <ButtonLink to="/auth/login" variant="secondary">
+              Sign in
+            </ButtonLink>
+          </div>
+        </section>
+      )}
+
+      {isSignedIn ? (
+        <nav aria-label="Feed" className="mb-4 flex gap-1 rounded-lg border border-border p-1">
+          {(["following", "everyone"] as const).map((t) => (
+            <Link
+              key={t}
+              to={tabUrl(t)}
+              aria-current={tab === t ? "page" : undefined}
+              prefetch="intent"
+              className={cn(
+                "flex-1 rounded-md px-3 py-2 text-center text-sm font-medium hover:bg-muted hover:text-foreground",
+                tab === t
+                  ? "bg-accent text-accent-foreground hover:bg-accent"
+                  : "text-muted-foreground",
+              )}
+            >
+              {t === "following" ? "Following" : "Everyone"}
+            </Link>
+          ))}
+        </nav>
+      ) : null}
+
+      {!isFirstPage ? (
+        <p className="mb-4 text-sm">
+          <Link to={tabUrl(tab)} className="font-medium text-primary underline">
+            Back to the newest posts
+          </Link>
+        </p>
+      ) : null}
+
+      <div ref={listTop} className="scroll-mt-20" />
+      <NewPostsNotice
+        count={newPosts.count}
+        isLoading={newPosts.isLoading}
+        onReveal={revealNewPosts}
+      />
+      {isSwitching ? (
+        <div
+          className="flex flex-col gap-4"
+          role="status"
+          aria-busy="true"
+          aria-label="Loading posts"
+        >
+          <PostSkeleton />
+          <PostSkeleton />
+          <PostSkeleton />
+        </div>
+      ) : (
+        <FeedList
+          leading={newPosts.leading}
+          posts={page.posts}
+          nextCursor={page.nextCursor}
+          viewerId={viewerId}
+          pageUrl={(cursor) => tabUrl(tab, cursor)}
+          showFollow={tab === "everyone"}
+          empty={empty}
+          label={tab === "following" ? "Posts from you and people you follow" : "Public posts"}
+        />
+      )}
     </>
   );
 }

@@ -1,8 +1,15 @@
-import { Outlet, useRouteLoaderData } from "react-router";
+import { Link, Outlet, useMatches, useRouteLoaderData } from "react-router";
 import { AppHeader, type HeaderViewer } from "~/components/layout/app-header";
 import { SiteFooter } from "~/components/layout/site-footer";
+import {
+  UnreadBadge,
+  useNotificationsLabel,
+} from "~/features/notifications/components/unread-badge";
+import { LiveStatus } from "~/features/realtime/components/live-status";
+import { LiveProvider } from "~/features/realtime/live-provider";
 import { redirectRulesMiddleware } from "~/lib/guards.server";
 import { useColorModePreference } from "~/lib/use-color-mode";
+import { cn } from "~/lib/utils";
 import type { Route } from "./+types/layout";
 
 export const middleware: Route.MiddlewareFunction[] = [redirectRulesMiddleware];
@@ -11,16 +18,67 @@ export function loader() {
   return null;
 }
 
-export default function AppLayout() {
-  const root = useRouteLoaderData<{ viewer: HeaderViewer | null }>("root");
-  const colorMode = useColorModePreference();
+/** The header, with the live unread count and connection state (inside `LiveProvider`). */
+function LiveAppHeader({
+  viewer,
+  colorMode,
+}: {
+  viewer: HeaderViewer | null;
+  colorMode: ReturnType<typeof useColorModePreference>;
+}) {
+  const notificationsName = useNotificationsLabel();
   return (
-    <div className="flex min-h-dvh flex-col">
-      <AppHeader viewer={root?.viewer ?? null} colorMode={colorMode} />
-      <main id="main" className="mx-auto w-full max-w-3xl flex-1 px-4 py-8">
-        <Outlet />
-      </main>
-      <SiteFooter />
-    </div>
+    <AppHeader
+      viewer={viewer}
+      colorMode={colorMode}
+      notificationBadge={viewer ? <UnreadBadge /> : null}
+      notificationsName={viewer ? notificationsName : undefined}
+      status={viewer ? <LiveStatus /> : null}
+    />
+  );
+}
+
+export default function AppLayout() {
+  const root = useRouteLoaderData<{
+    viewer:
+      | (HeaderViewer & {
+          id: string;
+          isGuest?: boolean;
+          unreadNotifications: number;
+          notificationsSeq: number;
+        })
+      | null;
+  }>("root");
+  const viewer = root?.viewer ?? null;
+  const colorMode = useColorModePreference();
+  // A route can ask for more room with `export const handle = { isWide: true }` (admin tables).
+  const isWide = useMatches().some(
+    (match) => (match.handle as { isWide?: boolean } | undefined)?.isWide,
+  );
+  return (
+    <LiveProvider viewer={viewer}>
+      <div className="flex min-h-dvh flex-col">
+        <LiveAppHeader viewer={viewer} colorMode={colorMode} />
+        {viewer?.isGuest ? (
+          <aside
+            aria-label="Guest account"
+            className="border-b border-border bg-muted px-4 py-2 text-center text-sm"
+          >
+            You are using Soundtrail as a guest.{" "}
+            <Link to="/auth/upgrade" className="font-medium text-primary underline">
+              Save your account
+            </Link>{" "}
+            to keep everything and sign in from anywhere.
+          </aside>
+        ) : null}
+        <main
+          id="main"
+          className={cn("mx-auto w-full flex-1 px-4 py-8", isWide ? "max-w-6xl" : "max-w-3xl")}
+        >
+          <Outlet />
+        </main>
+        <SiteFooter />
+      </div>
+    </LiveProvider>
   );
 }

@@ -1,33 +1,29 @@
-import { UserRound } from "lucide-react";
-import { EmptyState } from "~/components/ui/empty-state";
+import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { ProfileView } from "~/features/people/components/profile-view";
+import { loadProfilePage } from "~/features/people/profile-page.server";
 import { requireUser } from "~/lib/guards.server";
 import type { Route } from "./+types/profile";
 
-export const meta: Route.MetaFunction = () => [{ title: "Profile · Soundtrail" }];
+export const meta: Route.MetaFunction = ({ data: loaderData }) => [
+  { title: loaderData ? `${loaderData.profile.displayName} · Soundtrail` : "Profile · Soundtrail" },
+];
 
-export function loader({ context, request }: Route.LoaderArgs) {
+export async function loader({ context, request }: Route.LoaderArgs) {
   const viewer = requireUser(context, request);
-  return { displayName: viewer.displayName, username: viewer.username };
+  const cursor = new URL(request.url).searchParams.get("cursor");
+  const page = await loadProfilePage({ viewerId: viewer.id, username: viewer.username, cursor });
+  if (!page) throw data("Your profile could not be found", { status: 404 });
+  return { ...page, viewerId: viewer.id };
+}
+
+export function shouldRevalidate({
+  formAction,
+  defaultShouldRevalidate,
+}: ShouldRevalidateFunctionArgs) {
+  if (formAction === "/api/like" || formAction === "/api/report") return false;
+  return defaultShouldRevalidate;
 }
 
 export default function Profile({ loaderData }: Route.ComponentProps) {
-  return (
-    <>
-      <header className="mb-6 flex items-center gap-4">
-        <span
-          aria-hidden="true"
-          className="flex size-16 items-center justify-center rounded-full bg-accent text-2xl font-bold text-accent-foreground"
-        >
-          {loaderData.displayName.slice(0, 1).toUpperCase()}
-        </span>
-        <div>
-          <h1 className="text-2xl font-bold">{loaderData.displayName}</h1>
-          <p className="text-muted-foreground">@{loaderData.username}</p>
-        </div>
-      </header>
-      <EmptyState icon={UserRound} title="No posts yet">
-        The music you share will be collected here.
-      </EmptyState>
-    </>
-  );
+  return <ProfileView data={loaderData} viewerId={loaderData.viewerId} basePath="/profile" />;
 }

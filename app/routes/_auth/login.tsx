@@ -3,7 +3,12 @@ import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
 import { failureInit, signInWithEmail } from "~/features/auth/accounts.server";
-import { fieldErrors, formValues, loginSchema } from "~/features/auth/schemas";
+import { requestSignInCode, signInWithCode } from "~/features/auth/codes.server";
+import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
+import { OAuthButtons } from "~/features/auth/components/oauth-buttons";
+import { continueAsGuest } from "~/features/auth/guest.server";
+import { configuredProviders, startOAuth } from "~/features/auth/oauth.server";
+import { codeSchema, fieldErrors, formValues, loginSchema } from "~/features/auth/schemas";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/login";
@@ -11,37 +16,166 @@ import type { Route } from "./+types/login";
 export const meta: Route.MetaFunction = () => [{ title: "Sign in · Soundtrail" }];
 
 export function loader({ request }: Route.LoaderArgs) {
-  const redirectTo = safeRedirectPath(new URL(request.url).searchParams.get("redirectTo"));
-  return { redirectTo };
+  const url = new URL(request.url);
+  return {
+    redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),
+    providers: configuredProviders(),
+    kind: contactKindOf(request.url),
+    problem:
+      url.searchParams.get("error") === "oauth"
+        ? "Signing in with that provider did not work. Please try again, or use another way."
+        : null,
+  };
+}
+
+function signedInRedirect(headers: Headers, redirectTo: string | undefined, title: string) {
+  headers.append("Set-Cookie", flashToastCookie({ type: "success", title }));
+  return redirect(safeRedirectPath(redirectTo) ?? "/feed", { headers });
 }
 
 export async function action({ request }: Route.ActionArgs) {
   const values = formValues(await request.formData());
+  const redirectTo = safeRedirectPath(values.redirectTo) ?? undefined;
+
+  if (values.intent === "oauth") {
+    const result = await startOAuth({
+      provider: values.provider ?? "",
+      redirectTo: redirectTo ?? "/feed",
+      headers: request.headers,
+    });
+    if (!result.ok)
+      return data(
+        { stage: "form" as const, errors: result.errors, contact: "" },
+        failureInit(result),
+      );
+    return redirect(result.url, { headers: result.headers });
+  }
+
+  if (values.intent === "guest") {
+    const result = await continueAsGuest({ headers: request.headers });
+    if (!result.ok)
+      return data(
+        { stage: "form" as const, errors: result.errors, contact: "" },
+        failureInit(result),
+      );
+    return signedInRedirect(
+      result.headers,
+      redirectTo,
+      "Welcome, guest! Save your account any time.",
+    );
+  }
+
+  if (values.intent === "verify-code") {
+    const channel = values.channel === "sms" ? "sms" : "email";
+    const to = values.to ?? "";
+    const parsed = codeSchema.safeParse(values);
+    if (!parsed.success) {
+      return data(
+        { stage: "code" as const, channel, to, errors: fieldErrors(parsed.error) },
+        { status: 400 },
+      );
+    }
+    const result = await signInWithCode({
+      channel,
+      to,
+      code: parsed.data.code,
+      headers: request.headers,
+    });
+    if (!result.ok)
+      return data(
+        { stage: "code" as const, channel, to, errors: result.errors },
+        failureInit(result),
+      );
+    return signedInRedirect(result.headers, redirectTo, "Welcome back!");
+  }
+
   const parsed = loginSchema.safeParse(values);
+  const contact = values.email ?? values.phone ?? "";
   if (!parsed.success) {
-    return data({ errors: fieldErrors(parsed.error), email: values.email ?? "" }, { status: 400 });
+    return data(
+      { stage: "form" as const, errors: fieldErrors(parsed.error), contact },
+      { status: 400 },
+    );
+  }
+  const { email, phone, password, intent } = parsed.data;
+  if (intent === "code") {
+    const channel = email ? "email" : "sms";
+    const to = email ?? phone ?? "";
+    const result = await requestSignInCode({ channel, to, headers: request.headers });
+    if (!result.ok)
+      return data({ stage: "form" as const, errors: result.errors, contact }, failureInit(result));
+    return {
+      stage: "code" as const,
+      channel,
+      to,
+      errors: {} as Record<string, string[] | undefined>,
+    };
   }
   const result = await signInWithEmail({
-    email: parsed.data.email as string,
-    password: parsed.data.password as string,
+    email,
+    phone,
+    password: password as string,
     headers: request.headers,
   });
-  if (!result.ok) {
-    return data({ errors: result.errors, email: values.email ?? "" }, failureInit(result));
+  if (!result.ok)
+    return data({ stage: "form" as const, errors: result.errors, contact }, failureInit(result));
+  if (result.needsSecondFactor) {
+    const next = redirectTo ? `?${new URLSearchParams({ redirectTo })}` : "";
+    return redirect(`/auth/two-factor${next}`, { headers: result.headers });
   }
-  result.headers.append(
-    "Set-Cookie",
-    flashToastCookie({ type: "success", title: "Welcome back!" }),
-  );
-  return redirect(safeRedirectPath(parsed.data.redirectTo) ?? "/feed", { headers: result.headers });
+  return signedInRedirect(result.headers, redirectTo, "Welcome back!");
 }
 
 export default function Login({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
-  const signupHref = loaderData.redirectTo
-    ? `/auth/signup?${new URLSearchParams({ redirectTo: loaderData.redirectTo })}`
-    : "/auth/signup";
+  const { redirectTo, kind } = loaderData;
+  const redirectField = redirectTo ? (
+    <input type="hidden" name="redirectTo" value={redirectTo} />
+  ) : null;
+
+  if (actionData?.stage === "code") {
+    return (
+      <AuthCard
+        title="Enter your code"
+        description={
+          <>
+            If <strong>{actionData.to}</strong> belongs to an account, we have sent it a 6-digit
+            code by {actionData.channel === "sms" ? "text message" : "e-mail"}. It works for 10
+            minutes.
+          </>
+        }
+        footer={
+          <Link to="/auth/login" className="font-medium text-primary underline">
+            Use another way to sign in
+          </Link>
+        }
+      >
+        <Form method="post" className="flex flex-col gap-4" noValidate>
+          <FormErrors errors={actionData.errors.form} />
+          <input type="hidden" name="intent" value="verify-code" />
+          <input type="hidden" name="channel" value={actionData.channel} />
+          <input type="hidden" name="to" value={actionData.to} />
+          {redirectField}
+          <Field
+            label="Code"
+            name="code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            required
+            autoFocus
+            errors={actionData.errors.code}
+          />
+          <Button type="submit" disabled={isSubmitting}>
+            {isSubmitting ? "Checking…" : "Sign in"}
+          </Button>
+        </Form>
+      </AuthCard>
+    );
+  }
+
+  const errors = actionData?.errors;
+  const signupHref = `/auth/signup${redirectTo ? `?${new URLSearchParams({ redirectTo })}` : ""}`;
   return (
     <AuthCard
       title="Sign in"
@@ -55,32 +189,61 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
         </>
       }
     >
-      <Form method="post" className="flex flex-col gap-4" noValidate>
-        <FormErrors errors={actionData?.errors.form} />
-        {loaderData.redirectTo ? (
-          <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
-        ) : null}
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          defaultValue={actionData?.email}
-          errors={actionData?.errors.email}
+      <div className="flex flex-col gap-4">
+        <FormErrors
+          errors={errors?.form ?? (loaderData.problem ? [loaderData.problem] : undefined)}
         />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          errors={actionData?.errors.password}
-        />
-        <Button type="submit" disabled={isSubmitting} className="mt-2">
-          {isSubmitting ? "Signing in…" : "Sign in"}
-        </Button>
-      </Form>
+        <OAuthButtons providers={loaderData.providers} redirectTo={redirectTo} />
+        <Form method="post" className="flex flex-col gap-4" noValidate>
+          {redirectField}
+          <ContactField kind={kind} defaultValue={actionData?.contact} errors={errors} />
+          <div className="flex flex-col gap-1">
+            <Field
+              label="Password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              errors={errors?.password}
+            />
+            <Link
+              to="/auth/forgot-password"
+              className="self-start text-sm font-medium text-primary underline"
+            >
+              Forgot your password?
+            </Link>
+          </div>
+          <Button
+            type="submit"
+            name="intent"
+            value="password"
+            disabled={isSubmitting}
+            className="mt-2"
+          >
+            {isSubmitting && navigation.formData?.get("intent") === "password"
+              ? "Signing in…"
+              : "Sign in"}
+          </Button>
+          <Button
+            type="submit"
+            name="intent"
+            value="code"
+            variant="secondary"
+            disabled={isSubmitting}
+          >
+            {kind === "phone" ? "Text me a sign-in code" : "E-mail me a sign-in code"}
+          </Button>
+        </Form>
+        <Form method="post" className="border-t border-border pt-4">
+          <input type="hidden" name="intent" value="guest" />
+          {redirectField}
+          <Button type="submit" variant="ghost" disabled={isSubmitting} className="w-full">
+            Continue as guest
+          </Button>
+          <p className="mt-1 text-center text-xs text-muted-foreground">
+            Look around and post right away; add an e-mail and password later to keep it all.
+          </p>
+        </Form>
+      </div>
     </AuthCard>
   );
 }

@@ -1,5 +1,6 @@
 import { redirect } from "react-router";
 import { signOut } from "~/features/auth/accounts.server";
+import { getViewer } from "~/lib/guards.server";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/logout";
 
@@ -7,10 +8,14 @@ export function loader() {
   return redirect("/");
 }
 
-export async function action({ request }: Route.ActionArgs) {
+export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData();
   const everywhere = form.get("everywhere") === "1";
-  const headers = await signOut({ headers: request.headers, everywhere });
+  const headers = await signOut({
+    headers: request.headers,
+    everywhere,
+    userId: getViewer(context)?.id,
+  });
   headers.append(
     "Set-Cookie",
     flashToastCookie({

@@ -1,23 +1,60 @@
 import { MailCheck } from "lucide-react";
-import { data, Form, Link, useNavigation } from "react-router";
+import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
 import { failureInit, signUpWithEmail } from "~/features/auth/accounts.server";
-import { fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
+import { confirmPhoneSignUp, signUpWithPhone } from "~/features/auth/codes.server";
+import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
+import { codeSchema, fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
+import { safeRedirectPath } from "~/lib/redirects";
+import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/signup";
 
 export const meta: Route.MetaFunction = () => [{ title: "Create your account · Soundtrail" }];
 
-export function loader() {
-  return null;
+export function loader({ request }: Route.LoaderArgs) {
+  return {
+    kind: contactKindOf(request.url),
+    redirectTo: safeRedirectPath(new URL(request.url).searchParams.get("redirectTo")),
+  };
 }
+
+type Errors = Partial<Record<string, string[]>>;
 
 export async function action({ request }: Route.ActionArgs) {
   const values = formValues(await request.formData());
+
+  if (values.intent === "verify-phone") {
+    const phone = values.phone ?? "";
+    const parsed = codeSchema.safeParse(values);
+    if (!parsed.success) {
+      return data(
+        { status: "code" as const, phone, errors: fieldErrors(parsed.error) as Errors },
+        { status: 400 },
+      );
+    }
+    const result = await confirmPhoneSignUp({
+      phone,
+      code: parsed.data.code,
+      headers: request.headers,
+    });
+    if (!result.ok)
+      return data({ status: "code" as const, phone, errors: result.errors }, failureInit(result));
+    result.headers.append(
+      "Set-Cookie",
+      flashToastCookie({
+        type: "success",
+        title: "Phone confirmed",
+        description: "Welcome to Soundtrail!",
+      }),
+    );
+    return redirect(safeRedirectPath(values.redirectTo) ?? "/feed", { headers: result.headers });
+  }
+
   const parsed = signupSchema.safeParse(values);
   const echo = {
-    email: values.email ?? "",
+    contact: values.email ?? values.phone ?? "",
     username: values.username ?? "",
     displayName: values.displayName ?? "",
   };
@@ -27,24 +64,33 @@ export async function action({ request }: Route.ActionArgs) {
       { status: 400 },
     );
   }
-  const { email, password, username, displayName } = parsed.data;
-  const result = await signUpWithEmail({
-    email: email as string,
-    password: password as string,
-    username,
-    displayName,
-    headers: request.headers,
-  });
+  const { email, phone, password, username, displayName } = parsed.data;
+  const result = phone
+    ? await signUpWithPhone({
+        phone,
+        password: password as string,
+        username,
+        displayName,
+        headers: request.headers,
+      })
+    : await signUpWithEmail({
+        email: email as string,
+        password: password as string,
+        username,
+        displayName,
+        headers: request.headers,
+      });
   if (!result.ok) {
     return data(
       { status: "error" as const, code: result.code, errors: result.errors, values: echo },
       failureInit(result),
     );
   }
+  if (phone) return { status: "code" as const, phone, errors: {} as Errors };
   return { status: "sent" as const, email: email as string };
 }
 
-export default function Signup({ actionData }: Route.ComponentProps) {
+export default function Signup({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const isSubmitting = navigation.state === "submitting";
   if (actionData?.status === "sent") {
@@ -60,6 +106,40 @@ export default function Signup({ actionData }: Route.ComponentProps) {
             creating your account. It works for 24 hours.
           </p>
         </div>
+      </AuthCard>
+    );
+  }
+  if (actionData?.status === "code") {
+    return (
+      <AuthCard
+        title="Confirm your phone"
+        description={
+          <>
+            We texted a 6-digit code to <strong>{actionData.phone}</strong>. Enter it to finish
+            creating your account. It works for 10 minutes.
+          </>
+        }
+      >
+        <Form method="post" className="flex flex-col gap-4" noValidate>
+          <FormErrors errors={actionData.errors.form} />
+          <input type="hidden" name="intent" value="verify-phone" />
+          <input type="hidden" name="phone" value={actionData.phone} />
+          {loaderData.redirectTo ? (
+            <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
+          ) : null}
+          <Field
+            label="Code"
+            name="code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            required
+            autoFocus
+            errors={actionData.errors.code}
+          />
+          <Button type="submit" disabled={isSubmitting}>
+            {isSubmitting ? "Checking…" : "Confirm and continue"}
+          </Button>
+        </Form>
       </AuthCard>
     );
   }
@@ -80,15 +160,10 @@ export default function Signup({ actionData }: Route.ComponentProps) {
     >
       <Form method="post" className="flex flex-col gap-4" noValidate>
         <FormErrors errors={errors?.form} />
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          defaultValue={values?.email}
-          errors={errors?.email}
-        />
+        {loaderData.redirectTo ? (
+          <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
+        ) : null}
+        <ContactField kind={loaderData.kind} defaultValue={values?.contact} errors={errors} />
         <Field
           label="Password"
           name="password"

@@ -1,0 +1,399 @@
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import { getDb } from "~/db/client.server";
+import {
+  emailCampaignRecipients,
+  emailCampaigns,
+  emailPreferences,
+  mailOutbox,
+  profiles,
+  user,
+} from "~/db/schema";
+import { deliverMailNow, enqueueMails } from "~/features/mail/mail.server";
+import { unsubscribeHeaders, unsubscribeUrl } from "~/features/mail/preferences.server";
+import { getEnv } from "~/lib/env.server";
+import { logger } from "~/lib/logger.server";
+import { assertAdmin } from "./access.server";
+import { recordAudit } from "./audit.server";
+import { senderAddress, withUnsubscribeFooter } from "./email-content";
+import { AdminError } from "./errors";
+import { type Paged, pageInfo, pageOffset } from "./paging";
+import type {
+  BatchEmailResult,
+  CampaignInput,
+  SendEmailBatchInput,
+  SendEmailBatchResponse,
+} from "./schemas";
+
+/** Someone a bulk mail can go to (spec §7: the full user list). */
+export interface BulkRecipient {
+  userId: string;
+  email: string;
+  displayName: string | null;
+  username: string | null;
+}
+
+export interface AudienceMember extends BulkRecipient {
+  /** Why this person will not get bulk mail, if they will not. */
+  excludedBecause: "unsubscribed" | "unconfirmed" | "banned" | null;
+}
+
+const recipientEmail = sql<string>`coalesce(${profiles.email}, ${user.email})`;
+const unsubscribed = sql<boolean>`coalesce(${emailPreferences.isSubscribed}, true) = false`;
+const exclusion = sql<AudienceMember["excludedBecause"]>`case
+  when coalesce(${user.banned}, false) then 'banned'
+  when not ${user.emailVerified} then 'unconfirmed'
+  when ${unsubscribed} then 'unsubscribed'
+  else null end`;
+
+/** The full user list for the bulk e-mail tool, newest first, with who is left out and why. */
+export async function listAllUsers(options: { actorId: string }): Promise<AudienceMember[]> {
+  await assertAdmin(options.actorId);
+  return getDb()
+    .select({
+      userId: profiles.userId,
+      email: recipientEmail,
+      displayName: profiles.displayName,
+      username: profiles.username,
+      excludedBecause: exclusion,
+    })
+    .from(profiles)
+    .innerJoin(user, eq(user.id, profiles.userId))
+    .leftJoin(
+      emailPreferences,
+      and(eq(emailPreferences.userId, profiles.userId), eq(emailPreferences.kind, "announcements")),
+    )
+    .orderBy(desc(profiles.createdAt), desc(profiles.userId));
+}
+
+/** The sender bulk mail must use: the configured MAIL_FROM. */
+export function bulkSender(): string {
+  return getEnv().MAIL_FROM;
+}
+
+export interface CampaignForSending {
+  id: string;
+  subject: string;
+  html: string;
+  from: string;
+  /** Recipients not sent yet (all of them for a new campaign), newest account first. */
+  recipients: BulkRecipient[];
+}
+
+/**
+ * Stores a bulk mail and its recipients (everyone, or the chosen people) in one transaction,
+ * leaving out people who unsubscribed from announcements, have not confirmed their address or
+ * are banned. Nothing is sent yet: the browser sends it in batches to /api/send-email-batch.
+ */
+export async function createCampaign(
+  options: { actorId: string } & CampaignInput,
+): Promise<CampaignForSending> {
+  const actor = await assertAdmin(options.actorId);
+  const chosen =
+    options.audience === "selected"
+      ? sql`and ${profiles.userId} in (select jsonb_array_elements_text(${JSON.stringify(options.userIds)}::jsonb))`
+      : sql``;
+  return getDb().transaction(async (tx) => {
+    const [campaign] = await tx
+      .insert(emailCampaigns)
+      .values({ subject: options.subject, html: options.html, createdBy: actor.id })
+      .returning({ id: emailCampaigns.id });
+    if (!campaign) throw new Error("campaign insert returned nothing");
+    await tx.execute(sql`
+      insert into ${emailCampaignRecipients} (campaign_id, user_id, email, mail_key)
+      select ${campaign.id}, ${profiles.userId}, ${recipientEmail},
+             ${`campaign:${campaign.id}:`} || ${profiles.userId}
+      from ${profiles}
+      join ${user} on ${user.id} = ${profiles.userId}
+      left join ${emailPreferences} on ${emailPreferences.userId} = ${profiles.userId}
+        and ${emailPreferences.kind} = 'announcements'
+      where (${exclusion}) is null ${chosen}`);
+    const recipients = await unsentRecipients(tx, campaign.id);
+    if (recipients.length === 0) {
+      throw new AdminError(
+        400,
+        "Nobody to send to: everyone you chose has unsubscribed, is banned or has not confirmed their e-mail.",
+      );
+    }
+    await recordAudit(tx, actor, {
+      action: "campaign.create",
+      targetType: "campaign",
+      targetId: campaign.id,
+      details: { subject: options.subject, recipients: recipients.length },
+    });
+    return {
+      id: campaign.id,
+      subject: options.subject,
+      html: options.html,
+      from: bulkSender(),
+      recipients,
+    };
+  });
+}
+
+type Db = ReturnType<typeof getDb>;
+type TxOrDb = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+async function unsentRecipients(db: TxOrDb, campaignId: string): Promise<BulkRecipient[]> {
+  return db
+    .select({
+      userId: emailCampaignRecipients.userId,
+      email: emailCampaignRecipients.email,
+      displayName: profiles.displayName,
+      username: profiles.username,
+    })
+    .from(emailCampaignRecipients)
+    .leftJoin(profiles, eq(profiles.userId, emailCampaignRecipients.userId))
+    .leftJoin(mailOutbox, eq(mailOutbox.id, emailCampaignRecipients.mailId))
+    .where(
+      and(
+        eq(emailCampaignRecipients.campaignId, campaignId),
+        sql`${emailCampaignRecipients.status} in ('pending', 'failed')`,
+        sql`${mailOutbox.status} is distinct from 'sent'`,
+      ),
+    )
+    .orderBy(desc(profiles.createdAt), desc(emailCampaignRecipients.userId));
+}
+
+/** A stored campaign with the recipients still to send (to resume or retry it). */
+export async function getCampaignForSending(options: {
+  actorId: string;
+  campaignId: string;
+}): Promise<CampaignForSending> {
+  await assertAdmin(options.actorId);
+  const db = getDb();
+  const [campaign] = await db
+    .select({ id: emailCampaigns.id, subject: emailCampaigns.subject, html: emailCampaigns.html })
+    .from(emailCampaigns)
+    .where(eq(emailCampaigns.id, options.campaignId));
+  if (!campaign) throw new AdminError(404, "That bulk e-mail does not exist.");
+  return {
+    ...campaign,
+    from: bulkSender(),
+    recipients: await unsentRecipients(db, campaign.id),
+  };
+}
+
+export interface CampaignSummary {
+  id: string;
+  subject: string;
+  createdAt: Date;
+  createdBy: string | null;
+  total: number;
+  sent: number;
+  failed: number;
+  pending: number;
+  skipped: number;
+}
+
+/** Bulk mails newest first, 12 a page, with how many went out. */
+export async function listCampaigns(options: {
+  actorId: string;
+  page: number;
+}): Promise<Paged<CampaignSummary>> {
+  await assertAdmin(options.actorId);
+  const db = getDb();
+  const [totals] = await db.select({ total: count() }).from(emailCampaigns);
+  const info = pageInfo(totals?.total ?? 0, options.page);
+  // The worker may deliver a failed mail later: the outbox has the last word on "sent".
+  const effective = sql`case when ${mailOutbox.status} = 'sent' then 'sent' else ${emailCampaignRecipients.status} end`;
+  const rows = await db
+    .select({
+      id: emailCampaigns.id,
+      subject: emailCampaigns.subject,
+      createdAt: emailCampaigns.createdAt,
+      createdBy: profiles.username,
+      total: sql<number>`count(${emailCampaignRecipients.userId})::int`,
+      sent: sql<number>`(count(*) filter (where ${effective} = 'sent'))::int`,
+      failed: sql<number>`(count(*) filter (where ${effective} = 'failed'))::int`,
+      pending: sql<number>`(count(*) filter (where ${effective} = 'pending'))::int`,
+      skipped: sql<number>`(count(*) filter (where ${effective} = 'skipped'))::int`,
+    })
+    .from(emailCampaigns)
+    .leftJoin(profiles, eq(profiles.userId, emailCampaigns.createdBy))
+    .leftJoin(emailCampaignRecipients, eq(emailCampaignRecipients.campaignId, emailCampaigns.id))
+    .leftJoin(mailOutbox, eq(mailOutbox.id, emailCampaignRecipients.mailId))
+    .groupBy(emailCampaigns.id, profiles.username)
+    .orderBy(desc(emailCampaigns.createdAt), desc(emailCampaigns.id))
+    .limit(info.pageSize)
+    .offset(pageOffset(info));
+  return { ...info, items: rows };
+}
+
+interface RecipientRow {
+  userId: string;
+  email: string;
+  mailKey: string;
+  isUnsubscribed: boolean;
+}
+
+/**
+ * `POST /api/send-email-batch`: records every accepted mail in the outbox (idempotency key
+ * `campaign:<id>:<userId>`) before sending any, then sends them at once and answers per mail.
+ * A mail that fails stays in the outbox for the worker and for a retry; a retry of a mail that
+ * already went out answers "sent" without sending it again.
+ */
+export async function sendEmailBatch(
+  options: { actorId: string } & SendEmailBatchInput,
+): Promise<SendEmailBatchResponse> {
+  const actor = await assertAdmin(options.actorId);
+  const allowed = senderAddress(bulkSender());
+  const badSender = options.emails.findIndex((mail) => senderAddress(mail.from) !== allowed);
+  if (badSender >= 0) {
+    throw new AdminError(400, `emails.${badSender}.from: Bulk mail must be sent from ${allowed}.`);
+  }
+  const db = getDb();
+  const [campaign] = await db
+    .select({ id: emailCampaigns.id })
+    .from(emailCampaigns)
+    .where(eq(emailCampaigns.id, options.campaignId));
+  if (!campaign) throw new AdminError(404, "That bulk e-mail does not exist.");
+
+  const addresses = options.emails.map((mail) => (mail.to[0] ?? "").toLowerCase());
+  const rows: RecipientRow[] = await db
+    .select({
+      userId: emailCampaignRecipients.userId,
+      email: emailCampaignRecipients.email,
+      mailKey: emailCampaignRecipients.mailKey,
+      isUnsubscribed: unsubscribed,
+    })
+    .from(emailCampaignRecipients)
+    .leftJoin(
+      emailPreferences,
+      and(
+        eq(emailPreferences.userId, emailCampaignRecipients.userId),
+        eq(emailPreferences.kind, "announcements"),
+      ),
+    )
+    .where(
+      and(
+        eq(emailCampaignRecipients.campaignId, campaign.id),
+        sql`lower(${emailCampaignRecipients.email}) in (select jsonb_array_elements_text(${JSON.stringify(addresses)}::jsonb))`,
+      ),
+    );
+  const byAddress = new Map(rows.map((row) => [row.email.toLowerCase(), row]));
+
+  const results: BatchEmailResult[] = new Array(options.emails.length);
+  const toSend: { index: number; row: RecipientRow }[] = [];
+  const skipped: RecipientRow[] = [];
+  const seen = new Set<string>();
+  options.emails.forEach((mail, index) => {
+    const to = mail.to[0] ?? "";
+    const address = to.toLowerCase();
+    const row = byAddress.get(address);
+    if (seen.has(address)) {
+      results[index] = { to, ok: false, status: "rejected", error: "Listed twice in this batch." };
+    } else if (!row) {
+      results[index] = {
+        to,
+        ok: false,
+        status: "rejected",
+        error: "Not a recipient of this bulk e-mail.",
+      };
+    } else if (row.isUnsubscribed) {
+      results[index] = {
+        to,
+        ok: false,
+        status: "skipped",
+        error: "Unsubscribed from announcements.",
+      };
+      skipped.push(row);
+    } else {
+      toSend.push({ index, row });
+    }
+    seen.add(address);
+  });
+
+  // 1. Durable first: every accepted mail is in the outbox before any is sent.
+  const queued = await enqueueMails(
+    toSend.map(({ index, row }) => {
+      const mail = options.emails[index];
+      if (!mail) throw new Error("batch index out of range");
+      const link = unsubscribeUrl({ userId: row.userId, kind: "announcements" });
+      return {
+        idempotencyKey: row.mailKey,
+        to: row.email,
+        from: mail.from,
+        subject: mail.subject,
+        ...withUnsubscribeFooter(mail.html, link),
+        headers: unsubscribeHeaders(link),
+      };
+    }),
+    // This request sends them next; the worker only steps in if it never gets to.
+    { holdSeconds: 120 },
+  );
+  // 2. Send now; the outcome of each is what the admin sees.
+  const outcomes = await deliverMailNow({
+    ids: [...queued.values()].map((mail) => mail.id),
+  });
+  const errors = await lastErrors(
+    [...outcomes].filter(([, outcome]) => outcome === "failed" || outcome === "dead"),
+  );
+  const updates: { userId: string; mailId: string; status: string; error: string | null }[] = [];
+  for (const { index, row } of toSend) {
+    const to = options.emails[index]?.to[0] ?? row.email;
+    const mail = queued.get(row.mailKey);
+    if (!mail) {
+      results[index] = { to, ok: false, status: "failed", error: "Could not record the mail." };
+      continue;
+    }
+    const outcome = outcomes.get(mail.id);
+    if (outcome === "sent" || outcome === "sending") {
+      results[index] = {
+        to,
+        ok: true,
+        id: mail.id,
+        status: outcome === "sent" ? "sent" : "queued",
+      };
+      updates.push({
+        userId: row.userId,
+        mailId: mail.id,
+        status: outcome === "sent" ? "sent" : "pending",
+        error: null,
+      });
+    } else {
+      const error = errors.get(mail.id) ?? "The mail server did not accept the mail.";
+      results[index] = { to, ok: false, id: mail.id, status: "failed", error };
+      updates.push({ userId: row.userId, mailId: mail.id, status: "failed", error });
+    }
+  }
+  for (const row of skipped) {
+    updates.push({ userId: row.userId, mailId: "", status: "skipped", error: "unsubscribed" });
+  }
+
+  const sent = results.filter((result) => result.ok && result.status === "sent").length;
+  const failed = results.filter((result) => !result.ok && result.status === "failed").length;
+  // 3. Record the outcome per recipient and the batch in the audit log.
+  await db.transaction(async (tx) => {
+    if (updates.length > 0) {
+      await tx.execute(sql`
+        update ${emailCampaignRecipients} as r
+        set status = v.status, error = v.error, mail_id = nullif(v.mail_id, '')::uuid,
+            updated_at = now()
+        from jsonb_to_recordset(${JSON.stringify(updates.map((u) => ({ user_id: u.userId, mail_id: u.mailId, status: u.status, error: u.error })))}::jsonb)
+          as v(user_id text, mail_id text, status text, error text)
+        where r.campaign_id = ${campaign.id} and r.user_id = v.user_id
+          and r.status <> 'sent'`);
+    }
+    await recordAudit(tx, actor, {
+      action: "campaign.send_batch",
+      targetType: "campaign",
+      targetId: campaign.id,
+      details: { mails: options.emails.length, sent, failed },
+    });
+  });
+  if (failed > 0) {
+    logger.warn({ campaignId: campaign.id, failed, sent }, "bulk e-mail batch had failures");
+  }
+  return { results, sent, failed };
+}
+
+async function lastErrors(failed: [string, unknown][]): Promise<Map<string, string>> {
+  if (failed.length === 0) return new Map();
+  const rows = await getDb()
+    .select({ id: mailOutbox.id, error: mailOutbox.lastError })
+    .from(mailOutbox)
+    .where(
+      sql`${mailOutbox.id} in (select (jsonb_array_elements_text(${JSON.stringify(failed.map(([id]) => id))}::jsonb))::uuid)`,
+    );
+  return new Map(rows.map((row) => [row.id, row.error ?? "Delivery failed."]));
+}

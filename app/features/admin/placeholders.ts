@@ -1,0 +1,36 @@
+import { escapeHtml } from "~/features/mail/render";
+
+/** Spec §5/§9: the word used when a recipient has no name to greet them by. */
+export const PLACEHOLDER_FALLBACK = "there";
+
+export interface PlaceholderRecipient {
+  username: string | null;
+  displayName: string | null;
+}
+
+function present(value: string | null | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+/** What `{{username}}` becomes: the username, else "there". */
+export function usernameFor(recipient: PlaceholderRecipient): string {
+  return present(recipient.username) ?? PLACEHOLDER_FALLBACK;
+}
+
+/** What `{{display_name}}` becomes: the display name, else the username, else "there". */
+export function displayNameFor(recipient: PlaceholderRecipient): string {
+  return present(recipient.displayName) ?? present(recipient.username) ?? PLACEHOLDER_FALLBACK;
+}
+
+/**
+ * Replaces `{{username}}` and `{{display_name}}` (spaces inside the braces allowed) in an
+ * HTML body for one recipient. The values are HTML-escaped: a name is text, never markup.
+ */
+export function applyPlaceholders(html: string, recipient: PlaceholderRecipient): string {
+  const username = escapeHtml(usernameFor(recipient));
+  const displayName = escapeHtml(displayNameFor(recipient));
+  return html.replace(/\{\{\s*(username|display_name)\s*\}\}/g, (_match, name: string) =>
+    name === "username" ? username : displayName,
+  );
+}

@@ -1,0 +1,237 @@
+import { eq } from "drizzle-orm";
+import { getDb } from "~/db/client.server";
+import { profiles, user as userTable, verification } from "~/db/schema";
+import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
+import { sendSms } from "~/features/sms/sms.server";
+import { getAuth } from "~/lib/auth.server";
+import { logger } from "~/lib/logger.server";
+import {
+  type AuthResult,
+  clientOf,
+  errorMessage,
+  rateLimited,
+  refuseWeakPassword,
+  signedIn,
+} from "./accounts.server";
+import { CODE_TTL_S, issueCode } from "./one-time-codes.server";
+import { hashPassword } from "./password.server";
+
+import { isUsernameAvailable } from "./profiles.server";
+
+export type CodeChannel = "email" | "sms";
+
+export const INVALID_CODE =
+  "That code is not right, or it has expired. Check it, or ask for a new one.";
+export const TWO_FACTOR_ACCOUNT =
+  "This account uses two-step sign-in: sign in with your password, then your authenticator code.";
+
+async function limitSending(headers: Headers, recipient: string) {
+  return checkRateLimits([
+    [`code-send:ip:${clientOf(headers)}`, AUTH_LIMITS.sendCodePerAddress],
+    [`code-send:to:${recipient.toLowerCase()}`, AUTH_LIMITS.sendCodePerRecipient],
+  ]);
+}
+
+async function limitVerifying(headers: Headers) {
+  return checkRateLimits([
+    [`code-verify:ip:${clientOf(headers)}`, AUTH_LIMITS.verifyCodePerAddress],
+  ]);
+}
+
+async function accountByPhone(phone: string) {
+  const [row] = await getDb()
+    .select({
+      id: userTable.id,
+      twoFactorEnabled: userTable.twoFactorEnabled,
+      banned: userTable.banned,
+    })
+    .from(userTable)
+    .where(eq(userTable.phoneNumber, phone));
+  return row ?? null;
+}
+
+function codeSms(code: string, purpose: string): string {
+  return `${code} is your Soundtrail code to ${purpose}. It works once, for ${CODE_TTL_S / 60} minutes.`;
+}
+
+/**
+ * Sends a sign-in code by e-mail or SMS. The answer is the same whether or not an account
+ * exists, so nobody can probe addresses or numbers with it.
+ */
+export async function requestSignInCode(options: {
+  channel: CodeChannel;
+  to: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await limitSending(options.headers, options.to);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  if (options.channel === "email") {
+    const response = await getAuth().api.sendVerificationOTP({
+      body: { email: options.to, type: "sign-in" },
+      headers: options.headers,
+      asResponse: true,
+    });
+    if (response.status === 429)
+      return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+    if (!response.ok) logger.warn({ status: response.status }, "sign-in code mail refused");
+    return { ok: true, headers: new Headers() };
+  }
+  const account = await accountByPhone(options.to);
+  if (account && !account.banned && !account.twoFactorEnabled) {
+    const code = await issueCode({ purpose: "phone-sign-in", subject: options.to });
+    await sendSms({ to: options.to, body: codeSms(code, "sign in") });
+  }
+  return { ok: true, headers: new Headers() };
+}
+
+function codeFailure(): Extract<AuthResult, { ok: false }> {
+  return { ok: false, status: 400, code: "invalid_code", errors: { code: [INVALID_CODE] } };
+}
+
+/** Signs in with a code sent by `requestSignInCode`. */
+export async function signInWithCode(options: {
+  channel: CodeChannel;
+  to: string;
+  code: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await limitVerifying(options.headers);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const response =
+    options.channel === "email"
+      ? await getAuth().api.signInEmailOTP({
+          body: { email: options.to, otp: options.code.trim() },
+          headers: options.headers,
+          asResponse: true,
+        })
+      : await getAuth().api.verifyPhoneNumber({
+          body: { phoneNumber: options.to, code: options.code.trim(), purpose: "phone-sign-in" },
+          headers: options.headers,
+          asResponse: true,
+        });
+  if (response.ok) return signedIn(response);
+  if (response.status === 429)
+    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  const { code, message } = await errorMessage(response);
+  logger.info({ status: response.status, code, message }, "code sign-in refused");
+  if (code === "FAILED_TO_CREATE_SESSION") {
+    return {
+      ok: false,
+      status: 403,
+      code: "second_factor_required",
+      errors: { form: [TWO_FACTOR_ACCOUNT] },
+    };
+  }
+  return codeFailure();
+}
+
+export interface PhoneSignUpOptions {
+  phone: string;
+  password: string;
+  username: string;
+  displayName: string;
+  headers: Headers;
+}
+
+interface PendingPhoneSignUp {
+  passwordHash: string;
+  username: string;
+  displayName: string;
+}
+
+/**
+ * Step one of a phone sign-up: checks the form, keeps it (password hashed) with a code and
+ * texts the code. A number that already has an account gets a text saying so instead, and
+ * the same answer, so sign-up reveals nothing.
+ */
+export async function signUpWithPhone(options: PhoneSignUpOptions): Promise<AuthResult> {
+  const limited = await checkRateLimits([
+    [`sign-up:ip:${clientOf(options.headers)}`, AUTH_LIMITS.signUpPerAddress],
+    [`code-send:to:${options.phone}`, AUTH_LIMITS.sendCodePerRecipient],
+  ]);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const weak = refuseWeakPassword(options.password, [
+    options.phone,
+    options.username,
+    options.displayName,
+  ]);
+  if (weak) return weak;
+  if (!(await isUsernameAvailable(options.username))) {
+    return {
+      ok: false,
+      status: 400,
+      code: "username_taken",
+      errors: { username: ["This username is taken."] },
+    };
+  }
+  if (await accountByPhone(options.phone)) {
+    await sendSms({
+      to: options.phone,
+      body: "Someone tried to create a Soundtrail account with this number, which already has one. If it was you, sign in instead.",
+    });
+    return { ok: true, headers: new Headers() };
+  }
+  const payload: PendingPhoneSignUp = {
+    passwordHash: await hashPassword(options.password),
+    username: options.username,
+    displayName: options.displayName,
+  };
+  const code = await issueCode({ purpose: "phone-sign-up", subject: options.phone, payload });
+  await sendSms({ to: options.phone, body: codeSms(code, "finish signing up") });
+  return { ok: true, headers: new Headers() };
+}
+
+/** Step two: the texted code creates the account, verified, and signs the person in. */
+export async function confirmPhoneSignUp(options: {
+  phone: string;
+  code: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await limitVerifying(options.headers);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  // The code check happens inside the phone plugin (verifyOTP → consumeCode), which keeps the
+  // pending form with the code; read it first, since a successful check consumes it.
+  const pending = await readPendingSignUp(options.phone);
+  if (!pending) return codeFailure();
+  const response = await getAuth().api.verifyPhoneNumber({
+    body: {
+      phoneNumber: options.phone,
+      code: options.code.trim(),
+      purpose: "phone-sign-up",
+      username: pending.username,
+    },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (!response.ok) {
+    if (response.status === 429)
+      return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+    return codeFailure();
+  }
+  const { user } = (await response.clone().json()) as { user: { id: string } };
+  const ctx = await getAuth().$context;
+  await ctx.internalAdapter.linkAccount({
+    userId: user.id,
+    providerId: "credential",
+    accountId: user.id,
+    password: pending.passwordHash,
+  });
+  await getDb().transaction(async (tx) => {
+    await tx.update(userTable).set({ name: pending.displayName }).where(eq(userTable.id, user.id));
+    await tx
+      .update(profiles)
+      .set({ displayName: pending.displayName })
+      .where(eq(profiles.userId, user.id));
+  });
+  return signedIn(response);
+}
+
+async function readPendingSignUp(phone: string): Promise<PendingPhoneSignUp | null> {
+  const [row] = await getDb()
+    .select({ value: verification.value })
+    .from(verification)
+    .where(eq(verification.identifier, `code:phone-sign-up:${phone}`));
+  if (!row) return null;
+  const stored = JSON.parse(row.value) as { payload: PendingPhoneSignUp | null };
+  return stored.payload;
+}

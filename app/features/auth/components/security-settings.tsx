@@ -1,0 +1,233 @@
+import { KeyRound, ShieldCheck } from "lucide-react";
+import { useEffect, useRef } from "react";
+import { useFetcher } from "react-router";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field, FormErrors } from "~/components/ui/field";
+
+type Errors = Partial<Record<string, string[]>>;
+
+export type SecurityActionData =
+  | {
+      intent: "2fa-start";
+      ok: true;
+      secret: string;
+      uri: string;
+      qr: { size: number; path: string };
+    }
+  | { intent: "2fa-confirm"; ok: true; backupCodes: string[] }
+  | { intent: "2fa-disable" | "password"; ok: true }
+  | {
+      intent: string;
+      ok: false;
+      errors: Errors;
+      secret?: string;
+      uri?: string;
+      qr?: { size: number; path: string };
+    };
+
+function QrCode({ qr, label }: { qr: { size: number; path: string }; label: string }) {
+  return (
+    <svg
+      role="img"
+      aria-label={label}
+      viewBox={`0 0 ${qr.size} ${qr.size}`}
+      className="size-48 rounded-lg bg-white p-2"
+      shapeRendering="crispEdges"
+    >
+      <path d={qr.path} fill="#000" />
+    </svg>
+  );
+}
+
+/** Two-step sign-in (TOTP) and password, in settings. */
+export function SecuritySettings({
+  isTwoFactorOn,
+  backupCodesLeft,
+  hasPassword,
+}: {
+  isTwoFactorOn: boolean;
+  backupCodesLeft: number;
+  hasPassword: boolean;
+}) {
+  const twoFactor = useFetcher<SecurityActionData>({ key: "two-factor" });
+  const password = useFetcher<SecurityActionData>({ key: "password" });
+  const passwordForm = useRef<HTMLFormElement>(null);
+  const result = twoFactor.data;
+  const errors = result && !result.ok ? result.errors : undefined;
+  const enrolment =
+    result?.intent === "2fa-start" && result.ok
+      ? result
+      : result && !result.ok && result.qr && result.secret && result.uri
+        ? { secret: result.secret, uri: result.uri, qr: result.qr }
+        : null;
+  const backupCodes = result?.intent === "2fa-confirm" && result.ok ? result.backupCodes : null;
+  const isBusy = twoFactor.state !== "idle";
+
+  useEffect(() => {
+    if (password.data?.ok) passwordForm.current?.reset();
+  }, [password.data]);
+
+  return (
+    <>
+      <Card className="mt-6">
+        <h2 className="flex items-center gap-2 text-lg font-semibold">
+          <ShieldCheck aria-hidden="true" className="size-5 text-primary" />
+          Two-step sign-in
+        </h2>
+        {backupCodes ? (
+          <div className="mt-3 flex flex-col gap-3" role="status">
+            <p className="text-sm">
+              Two-step sign-in is on. Save these backup codes somewhere safe: each one lets you in
+              once if you lose your phone. They are shown only now.
+            </p>
+            <ul aria-label="Backup codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
+              {backupCodes.map((code) => (
+                <li key={code} className="rounded-md bg-muted px-2 py-1">
+                  {code}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : enrolment ? (
+          <twoFactor.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
+            <input type="hidden" name="intent" value="2fa-confirm" />
+            <input type="hidden" name="secret" value={enrolment.secret} />
+            <input type="hidden" name="uri" value={enrolment.uri} />
+            <p className="text-sm">
+              Scan this code with your authenticator app, or type the secret key into it. Then enter
+              the 6-digit code it shows.
+            </p>
+            <QrCode qr={enrolment.qr} label="QR code for your authenticator app" />
+            <p className="text-sm">
+              Secret key:{" "}
+              <code className="break-all rounded bg-muted px-1.5 py-0.5 font-mono">
+                {enrolment.secret}
+              </code>
+            </p>
+            <Field
+              label="Code"
+              name="code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              required
+              errors={errors?.code}
+            />
+            <FormErrors errors={errors?.form} />
+            <Button type="submit" disabled={isBusy} className="self-start">
+              Turn on two-step sign-in
+            </Button>
+          </twoFactor.Form>
+        ) : isTwoFactorOn ? (
+          <twoFactor.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
+            <input type="hidden" name="intent" value="2fa-disable" />
+            <p className="text-sm text-muted-foreground">
+              Two-step sign-in is on. {backupCodesLeft} backup code
+              {backupCodesLeft === 1 ? "" : "s"} left. To turn it off, confirm it is you.
+            </p>
+            <FormErrors errors={errors?.form} />
+            {hasPassword ? (
+              <Field
+                label="Password"
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                errors={errors?.password}
+              />
+            ) : null}
+            <Field
+              label="Code"
+              name="code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              hint="From your authenticator app."
+              errors={errors?.code}
+            />
+            <Button type="submit" variant="danger" disabled={isBusy} className="self-start">
+              Turn off two-step sign-in
+            </Button>
+          </twoFactor.Form>
+        ) : (
+          <twoFactor.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
+            <input type="hidden" name="intent" value="2fa-start" />
+            <p className="text-sm text-muted-foreground">
+              Ask for a code from an authenticator app each time you sign in with your password.
+            </p>
+            <FormErrors errors={errors?.form} />
+            {hasPassword ? (
+              <Field
+                label="Password"
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                errors={errors?.password}
+              />
+            ) : null}
+            <Button type="submit" disabled={isBusy} className="self-start">
+              Set up two-step sign-in
+            </Button>
+          </twoFactor.Form>
+        )}
+      </Card>
+      {hasPassword ? (
+        <Card className="mt-6">
+          <h2 className="flex items-center gap-2 text-lg font-semibold">
+            <KeyRound aria-hidden="true" className="size-5 text-primary" />
+            Password
+          </h2>
+          <password.Form
+            ref={passwordForm}
+            method="post"
+            className="mt-3 flex flex-col gap-4"
+            noValidate
+          >
+            <input type="hidden" name="intent" value="password" />
+            {password.data?.ok ? (
+              <p role="status" className="text-sm text-primary">
+                Password changed. Every other device was signed out.
+              </p>
+            ) : null}
+            <FormErrors
+              errors={password.data && !password.data.ok ? password.data.errors.form : undefined}
+            />
+            <Field
+              label="Current password"
+              name="currentPassword"
+              type="password"
+              autoComplete="current-password"
+              errors={
+                password.data && !password.data.ok
+                  ? password.data.errors.currentPassword
+                  : undefined
+              }
+            />
+            <Field
+              label="New password"
+              name="newPassword"
+              type="password"
+              autoComplete="new-password"
+              minLength={10}
+              hint="At least 10 characters, mixing letters with digits or symbols."
+              errors={
+                password.data && !password.data.ok ? password.data.errors.newPassword : undefined
+              }
+            />
+            {isTwoFactorOn ? (
+              <Field
+                label="Code"
+                name="code"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                hint="From your authenticator app, if asked."
+                errors={password.data && !password.data.ok ? password.data.errors.code : undefined}
+              />
+            ) : null}
+            <Button type="submit" disabled={password.state !== "idle"} className="self-start">
+              Change password
+            </Button>
+          </password.Form>
+        </Card>
+      ) : null}
+    </>
+  );
+}

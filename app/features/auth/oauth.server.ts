@@ -1,0 +1,52 @@
+import { getAuth } from "~/lib/auth.server";
+import { getEnv, publicEnv } from "~/lib/env.server";
+import { type AuthResult, cookiesOf } from "./accounts.server";
+
+export type OAuthProvider = "spotify" | "google" | "github";
+
+export const OAUTH_LABELS: Record<OAuthProvider, string> = {
+  spotify: "Spotify",
+  google: "Google",
+  github: "GitHub",
+};
+
+export function configuredProviders(): OAuthProvider[] {
+  return publicEnv(getEnv()).oauthProviders;
+}
+
+/** Starts an OAuth sign-in: the provider's authorisation URL plus the state cookie. */
+export async function startOAuth(options: {
+  provider: string;
+  redirectTo: string;
+  headers: Headers;
+}): Promise<(AuthResult & { ok: true; url: string }) | Extract<AuthResult, { ok: false }>> {
+  const provider = configuredProviders().find((p) => p === options.provider);
+  if (!provider) {
+    return {
+      ok: false,
+      status: 400,
+      errors: { form: ["That sign-in provider is not available."] },
+    };
+  }
+  const response = await getAuth().api.signInSocial({
+    body: {
+      provider,
+      callbackURL: options.redirectTo,
+      errorCallbackURL: "/auth/login?error=oauth",
+    },
+    headers: options.headers,
+    asResponse: true,
+  });
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => ({}))) as { url?: string };
+  if (!response.ok || !body.url) {
+    return {
+      ok: false,
+      status: 502,
+      errors: { form: [`We could not reach ${OAUTH_LABELS[provider]}. Please try again.`] },
+    };
+  }
+  return { ok: true, headers: cookiesOf(response), url: body.url };
+}

@@ -1,0 +1,102 @@
+import { and, eq } from "drizzle-orm";
+import { getDb } from "~/db/client.server";
+import { account } from "~/db/schema";
+import { getAuth } from "~/lib/auth.server";
+import type { AuthResult } from "./accounts.server";
+import { verifyPassword } from "./password.server";
+import { claimTotpCode } from "./totp-replay.server";
+
+/** Sensitive changes need a sign-in younger than this, or a fresh prompt. */
+export const REAUTH_WINDOW_MS = 10 * 60 * 1000;
+
+export const REAUTH_PASSWORD = "For your security, enter your password to continue.";
+export const REAUTH_CODE = "Enter a code from your authenticator app to continue.";
+export const REAUTH_SIGN_IN_AGAIN = "For your security, sign in again to make this change.";
+
+export interface ReauthOptions {
+  headers: Headers;
+  /** The current password, when the session is older than the window. */
+  password?: string;
+  /** An authenticator code, when two-factor sign-in is on and the session is not `aal2`. */
+  code?: string;
+}
+
+export type ReauthResult =
+  | { ok: true; userId: string }
+  | (Extract<AuthResult, { ok: false }> & { needs?: ("password" | "code")[] });
+
+/**
+ * Gate for e-mail, password, phone and MFA changes and account deletion: the session must be
+ * younger than 10 minutes (else the password is asked again) and at `aal2` when two-factor
+ * sign-in is on (else an authenticator code is asked).
+ */
+export async function assertRecentAuth(
+  options: ReauthOptions & { requireAal2?: boolean },
+): Promise<ReauthResult> {
+  const auth = getAuth();
+  const current = await auth.api.getSession({ headers: options.headers });
+  if (!current) {
+    return {
+      ok: false,
+      status: 401,
+      code: "unauthenticated",
+      errors: { form: ["Sign in first."] },
+    };
+  }
+  const { session, user } = current;
+  const isRecent = Date.now() - new Date(session.createdAt).getTime() < REAUTH_WINDOW_MS;
+  const needsAal2 =
+    (user.twoFactorEnabled === true || options.requireAal2 === true) && session.aal !== "aal2";
+  const needs: ("password" | "code")[] = [];
+  const errors: Record<string, string[]> = {};
+
+  if (!isRecent) {
+    const [credential] = await getDb()
+      .select({ password: account.password })
+      .from(account)
+      .where(and(eq(account.userId, user.id), eq(account.providerId, "credential")));
+    if (!credential?.password) {
+      return {
+        ok: false,
+        status: 403,
+        code: "reauthentication_required",
+        errors: { form: [REAUTH_SIGN_IN_AGAIN] },
+      };
+    }
+    if (
+      !options.password ||
+      !(await verifyPassword({ hash: credential.password, password: options.password }))
+    ) {
+      needs.push("password");
+      errors.password = [options.password ? "That password is not right." : REAUTH_PASSWORD];
+    }
+  }
+  if (needsAal2) {
+    if (!user.twoFactorEnabled) {
+      return {
+        ok: false,
+        status: 403,
+        code: "reauthentication_required",
+        errors: { form: [REAUTH_SIGN_IN_AGAIN] },
+      };
+    }
+    const code = options.code?.trim();
+    let isValid = false;
+    if (code && needs.length === 0) {
+      const response = await auth.api.verifyTOTP({
+        body: { code },
+        headers: options.headers,
+        asResponse: true,
+      });
+      isValid = response.ok && (await claimTotpCode(user.id, code));
+    }
+    if (!isValid) {
+      needs.push("code");
+      errors.code = [code ? "That code is not right, or was already used." : REAUTH_CODE];
+    }
+  }
+  if (needs.length > 0) {
+    return { ok: false, status: 403, code: "reauthentication_required", errors, needs };
+  }
+  return { ok: true, userId: user.id };
+}

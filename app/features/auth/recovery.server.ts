@@ -1,0 +1,46 @@
+import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
+import { getAuth } from "~/lib/auth.server";
+import { type AuthResult, clientOf, rateLimited, refuseWeakPassword } from "./accounts.server";
+
+export const RESET_LINK_INVALID =
+  "This reset link has expired or was already used. Ask for a new one below.";
+
+/** Mails a reset link when the address has an account; the answer is the same either way. */
+export async function requestPasswordReset(options: {
+  email: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await checkRateLimits([
+    [`code-send:ip:${clientOf(options.headers)}`, AUTH_LIMITS.sendCodePerAddress],
+    [`code-send:to:${options.email.toLowerCase()}`, AUTH_LIMITS.sendCodePerRecipient],
+  ]);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const response = await getAuth().api.requestPasswordReset({
+    body: { email: options.email, redirectTo: "/auth/reset-password" },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (response.status === 429) {
+    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  }
+  return { ok: true, headers: new Headers() };
+}
+
+/** Sets a new password from a reset link; every session of the account is signed out. */
+export async function resetPassword(options: {
+  token: string;
+  password: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const weak = refuseWeakPassword(options.password, []);
+  if (weak) return weak;
+  const response = await getAuth().api.resetPassword({
+    body: { token: options.token, newPassword: options.password },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (!response.ok) {
+    return { ok: false, status: 400, code: "invalid_link", errors: { form: [RESET_LINK_INVALID] } };
+  }
+  return { ok: true, headers: new Headers() };
+}

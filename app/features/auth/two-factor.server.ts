@@ -1,0 +1,211 @@
+import { randomInt } from "node:crypto";
+import { and, eq, ne, sql } from "drizzle-orm";
+import { encode } from "uqr";
+import { getDb } from "~/db/client.server";
+import { account, session as sessionTable, twoFactor, user as userTable } from "~/db/schema";
+import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
+import { getAuth, hashBackupCode } from "~/lib/auth.server";
+import { logger } from "~/lib/logger.server";
+import { type AuthResult, clientOf, cookiesOf, errorMessage, rateLimited } from "./accounts.server";
+import { assertRecentAuth, type ReauthOptions } from "./reauth.server";
+import { claimTotpCode, releaseTotpCode } from "./totp-replay.server";
+
+export const BACKUP_CODE_COUNT = 10;
+export const WRONG_CODE = "That code is not right. Check your authenticator app and try again.";
+export const REPLAYED_CODE = "That code was already used. Wait for the next one and try again.";
+export const CHALLENGE_OVER = "Too many wrong codes. Sign in again to get a new chance.";
+
+/** What the security settings show: two-step sign-in state and whether there is a password. */
+export async function getSecurityOverview(userId: string) {
+  const [row] = await getDb()
+    .select({
+      enabled: userTable.twoFactorEnabled,
+      backupCodes: twoFactor.backupCodes,
+      verified: twoFactor.verified,
+      hasPassword: sql<boolean>`exists (select 1 from ${account} where ${account.userId} = ${userTable.id} and ${account.providerId} = 'credential' and ${account.password} is not null)`,
+    })
+    .from(userTable)
+    .leftJoin(twoFactor, eq(twoFactor.userId, userTable.id))
+    .where(eq(userTable.id, userId));
+  const codes = row?.backupCodes ? (JSON.parse(row.backupCodes) as string[]) : [];
+  const isEnabled = Boolean(row?.enabled && row.verified);
+  return {
+    isTwoFactorOn: isEnabled,
+    backupCodesLeft: isEnabled ? codes.length : 0,
+    hasPassword: row?.hasPassword === true,
+  };
+}
+
+/** A QR code of `text` as an SVG path, drawn by React (no HTML strings). */
+export function qrCodeOf(text: string): { size: number; path: string } {
+  const { data, size } = encode(text, { ecc: "M", border: 2 });
+  let path = "";
+  data.forEach((row, y) => {
+    row.forEach((dark, x) => {
+      if (dark) path += `M${x} ${y}h1v1h-1z`;
+    });
+  });
+  return { size, path };
+}
+
+export type EnrollmentStart =
+  | { ok: true; secret: string; uri: string; qr: { size: number; path: string } }
+  | Extract<AuthResult, { ok: false }>;
+
+/** Starts TOTP enrolment: a new secret, shown as a QR code and as text. */
+export async function startTotpEnrollment(options: ReauthOptions): Promise<EnrollmentStart> {
+  const fresh = await assertRecentAuth(options);
+  if (!fresh.ok) return fresh;
+  const response = await getAuth().api.enableTwoFactor({
+    body: { method: "totp", password: options.password },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (!response.ok) {
+    const { message } = await errorMessage(response);
+    return {
+      ok: false,
+      status: response.status,
+      errors: { form: [message ?? "Could not start."] },
+    };
+  }
+  const { totpURI } = (await response.json()) as { totpURI: string };
+  const secret = new URL(totpURI).searchParams.get("secret") ?? "";
+  return { ok: true, secret, uri: totpURI, qr: qrCodeOf(totpURI) };
+}
+
+function newBackupCodes(): string[] {
+  const alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
+  return Array.from({ length: BACKUP_CODE_COUNT }, () => {
+    let code = "";
+    for (let i = 0; i < 10; i++) code += alphabet[randomInt(alphabet.length)];
+    return `${code.slice(0, 5)}-${code.slice(5)}`;
+  });
+}
+
+/** Replaces the backup codes with 10 new ones, stored hashed; returns them to show once. */
+export async function regenerateBackupCodes(userId: string): Promise<string[]> {
+  const codes = newBackupCodes();
+  await getDb()
+    .update(twoFactor)
+    .set({ backupCodes: JSON.stringify(codes.map(hashBackupCode)) })
+    .where(eq(twoFactor.userId, userId));
+  return codes;
+}
+
+/**
+ * Confirms enrolment with a first code. The session is replaced by one at `aal2` (the headers
+ * carry its cookie) and 10 backup codes are returned, to be shown once.
+ */
+export async function confirmTotpEnrollment(options: {
+  userId: string;
+  code: string;
+  headers: Headers;
+}): Promise<
+  (AuthResult & { ok: true; backupCodes: string[] }) | Extract<AuthResult, { ok: false }>
+> {
+  const code = options.code.trim();
+  if (!(await claimTotpCode(options.userId, code))) {
+    return { ok: false, status: 400, code: "replayed_code", errors: { code: [REPLAYED_CODE] } };
+  }
+  const response = await getAuth().api.verifyTOTP({
+    body: { code },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (!response.ok) {
+    await releaseTotpCode(options.userId, code);
+    return { ok: false, status: 400, code: "invalid_code", errors: { code: [WRONG_CODE] } };
+  }
+  const backupCodes = await regenerateBackupCodes(options.userId);
+  return { ok: true, headers: cookiesOf(response), backupCodes };
+}
+
+/**
+ * The second step of a password sign-in: an authenticator code or a backup code. Five wrong
+ * codes end the challenge; a code that was already used is refused.
+ */
+export async function verifySecondFactor(options: {
+  code: string;
+  isBackupCode: boolean;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await checkRateLimits([
+    [`code-verify:ip:${clientOf(options.headers)}`, AUTH_LIMITS.verifyCodePerAddress],
+  ]);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const code = options.code.trim();
+  const auth = getAuth();
+  const response = options.isBackupCode
+    ? await auth.api.verifyBackupCode({
+        body: { code: hashBackupCode(code) },
+        headers: options.headers,
+        asResponse: true,
+      })
+    : await auth.api.verifyTOTP({ body: { code }, headers: options.headers, asResponse: true });
+  if (!response.ok) {
+    const { code: errorCode } = await errorMessage(response);
+    if (
+      errorCode === "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE" ||
+      errorCode === "INVALID_TWO_FACTOR_COOKIE"
+    ) {
+      return {
+        ok: false,
+        status: 401,
+        code: "challenge_over",
+        errors: { form: [CHALLENGE_OVER] },
+      };
+    }
+    if (response.status === 429) {
+      return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+    }
+    return {
+      ok: false,
+      status: 400,
+      code: "invalid_code",
+      errors: {
+        code: [
+          options.isBackupCode ? "That backup code is not right, or was already used." : WRONG_CODE,
+        ],
+      },
+    };
+  }
+  const body = (await response.clone().json()) as { token: string; user: { id: string } };
+  if (!options.isBackupCode && !(await claimTotpCode(body.user.id, code))) {
+    // Accepted by the checker, but seen before: undo the session it just created.
+    await getDb().delete(sessionTable).where(eq(sessionTable.token, body.token));
+    logger.warn({ userId: body.user.id }, "TOTP replay refused");
+    return { ok: false, status: 401, code: "replayed_code", errors: { form: [REPLAYED_CODE] } };
+  }
+  return { ok: true, headers: cookiesOf(response) };
+}
+
+/**
+ * Turns two-factor sign-in off. Needs an `aal2` session; every other session of the person is
+ * dropped to `aal1`.
+ */
+export async function disableTwoFactor(
+  options: ReauthOptions & { userId: string },
+): Promise<AuthResult> {
+  const fresh = await assertRecentAuth({ ...options, requireAal2: true });
+  if (!fresh.ok) return fresh;
+  const response = await getAuth().api.disableTwoFactor({
+    body: { password: options.password },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (!response.ok) {
+    const { message } = await errorMessage(response);
+    return {
+      ok: false,
+      status: response.status,
+      errors: { form: [message ?? "Could not turn it off."] },
+    };
+  }
+  const headers = cookiesOf(response);
+  await getDb()
+    .update(sessionTable)
+    .set({ aal: "aal1" })
+    .where(and(eq(sessionTable.userId, options.userId), ne(sessionTable.aal, "aal1")));
+  return { ok: true, headers };
+}

@@ -1,0 +1,214 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import { getDb } from "~/db/client.server";
+import { comments, posts, profiles } from "~/db/schema";
+import { isUuid } from "~/features/posts/constants";
+import { recordSocialEvent } from "~/features/posts/events.server";
+import { mentionedUsernames } from "~/features/posts/note";
+import { POST_NOT_FOUND } from "~/features/posts/posts.server";
+import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
+import { AppError } from "~/lib/errors";
+
+/** Spec §9: comments come 12 at a time. */
+export const COMMENTS_PAGE_SIZE = 12;
+export const COMMENT_NOT_FOUND = "This comment does not exist, or you cannot change it.";
+export const REPLY_NOT_FOUND = "The comment you are replying to is no longer there.";
+
+/** Spec §3: a comment with its author's profile. */
+export interface CommentData {
+  id: string;
+  postId: string;
+  content: string;
+  createdAt: string;
+  editedAt: string | null;
+  author: { id: string; username: string; displayName: string; avatarUrl: string | null };
+  /** The viewer wrote it (edit, delete). */
+  isOwn: boolean;
+  /** The viewer may delete it (own comment, or a comment on the viewer's post). */
+  canDelete: boolean;
+  /** The comment it answers, while that one still exists. */
+  replyTo: { id: string; username: string } | null;
+}
+
+export interface CommentPage {
+  comments: CommentData[];
+  nextCursor: string | null;
+}
+
+function encode(createdAt: string, id: string) {
+  return Buffer.from(`${createdAt}|${id}`).toString("base64url");
+}
+
+function decode(raw: string | null | undefined): { createdAt: string; id: string } | null {
+  if (!raw || raw.length > 200) return null;
+  const [createdAt, id] = Buffer.from(raw, "base64url").toString("utf8").split("|");
+  if (!createdAt || !isUuid(id) || Number.isNaN(Date.parse(createdAt))) return null;
+  return { createdAt, id };
+}
+
+/**
+ * Comments of a post the viewer may see, newest first, 12 a page. Comments by people in a
+ * block with the viewer are hidden. One statement.
+ */
+export async function listComments(options: {
+  viewerId: string | null;
+  postId: string;
+  cursor?: string | null;
+  limit?: number;
+}): Promise<CommentPage> {
+  const { viewerId, postId } = options;
+  if (!isUuid(postId)) return { comments: [], nextCursor: null };
+  const limit = Math.min(options.limit ?? COMMENTS_PAGE_SIZE, 50);
+  const cursor = decode(options.cursor);
+  const rows = await getDb()
+    .select({
+      id: comments.commentId,
+      postId: comments.postId,
+      content: comments.content,
+      createdAt: comments.createdAt,
+      editedAt: comments.editedAt,
+      authorId: comments.userId,
+      username: profiles.username,
+      displayName: profiles.displayName,
+      avatarUrl: profiles.avatarUrl,
+      postAuthorId: posts.authorId,
+      replyToId: comments.replyToId,
+      replyToUsername: sql<string | null>`(select pr.username from ${comments} parent
+        join ${profiles} pr on pr.user_id = parent.user_id
+        where parent.comment_id = ${comments.replyToId})`,
+    })
+    .from(comments)
+    .innerJoin(posts, eq(posts.id, comments.postId))
+    .innerJoin(profiles, eq(profiles.userId, comments.userId))
+    .where(
+      and(
+        eq(comments.postId, postId),
+        canSeePost(viewerId),
+        viewerId ? sql`not ${blockedBetween(comments.userId, viewerId)}` : undefined,
+        cursor
+          ? sql`(${comments.createdAt}, ${comments.commentId}) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(comments.createdAt), desc(comments.commentId))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit).map(
+    (r): CommentData => ({
+      id: r.id,
+      postId: r.postId,
+      content: r.content,
+      createdAt: r.createdAt.toISOString(),
+      editedAt: r.editedAt ? r.editedAt.toISOString() : null,
+      author: {
+        id: r.authorId,
+        username: r.username,
+        displayName: r.displayName || r.username,
+        avatarUrl: r.avatarUrl,
+      },
+      isOwn: r.authorId === viewerId,
+      canDelete: viewerId !== null && (r.authorId === viewerId || r.postAuthorId === viewerId),
+      replyTo:
+        r.replyToId && r.replyToUsername ? { id: r.replyToId, username: r.replyToUsername } : null,
+    }),
+  );
+  const last = page[page.length - 1];
+  return {
+    comments: page,
+    nextCursor: rows.length > limit && last ? encode(last.createdAt, last.id) : null,
+  };
+}
+
+/** Adds a comment to a post the viewer may see (a block either way refuses it). */
+export async function addComment(options: {
+  viewerId: string;
+  postId: string;
+  content: string;
+  /** The comment this one answers: on the same post, and visible to the viewer. */
+  replyToId?: string | null;
+}): Promise<{ id: string }> {
+  const { viewerId, postId } = options;
+  if (!isUuid(postId)) throw new AppError("not_found", POST_NOT_FOUND);
+  const replyToId = options.replyToId || null;
+  if (replyToId !== null && !isUuid(replyToId)) throw new AppError("not_found", REPLY_NOT_FOUND);
+  return getDb().transaction(async (tx) => {
+    const [post] = await tx
+      .select({ authorId: posts.authorId })
+      .from(posts)
+      .where(and(eq(posts.id, postId), canSeePost(viewerId)));
+    if (!post) throw new AppError("not_found", POST_NOT_FOUND);
+    let replyToAuthorId: string | null = null;
+    if (replyToId) {
+      const [parent] = await tx
+        .select({ authorId: comments.userId })
+        .from(comments)
+        .where(
+          and(
+            eq(comments.commentId, replyToId),
+            eq(comments.postId, postId),
+            sql`not ${blockedBetween(comments.userId, viewerId)}`,
+          ),
+        );
+      if (!parent) throw new AppError("not_found", REPLY_NOT_FOUND);
+      replyToAuthorId = parent.authorId;
+    }
+    const [row] = await tx
+      .insert(comments)
+      .values({ postId, userId: viewerId, content: options.content, replyToId })
+      .returning({ id: comments.commentId });
+    if (!row) throw new Error("comment insert returned nothing");
+    await recordSocialEvent(tx, {
+      type: "commentAdded",
+      postId,
+      commentId: row.id,
+      authorId: post.authorId,
+      commenterId: viewerId,
+      replyToId,
+      replyToAuthorId,
+      mentions: mentionedUsernames(options.content),
+    });
+    return { id: row.id };
+  });
+}
+
+/** Edits the viewer's own comment (on a post they can still see). */
+export async function editComment(options: {
+  viewerId: string;
+  commentId: string;
+  content: string;
+}): Promise<void> {
+  if (!isUuid(options.commentId)) throw new AppError("not_found", COMMENT_NOT_FOUND);
+  const updated = await getDb()
+    .update(comments)
+    .set({ content: options.content, editedAt: sql`now()` })
+    .where(
+      and(
+        eq(comments.commentId, options.commentId),
+        eq(comments.userId, options.viewerId),
+        sql`exists (select 1 from ${posts} where ${posts.id} = ${comments.postId} and ${canSeePost(options.viewerId)})`,
+      ),
+    )
+    .returning({ id: comments.commentId });
+  if (updated.length === 0) throw new AppError("not_found", COMMENT_NOT_FOUND);
+}
+
+/** Deletes a comment the viewer wrote, or any comment on the viewer's own post. */
+export async function deleteComment(options: {
+  viewerId: string;
+  commentId: string;
+}): Promise<{ postId: string }> {
+  if (!isUuid(options.commentId)) throw new AppError("not_found", COMMENT_NOT_FOUND);
+  return getDb().transaction(async (tx) => {
+    const [deleted] = await tx
+      .delete(comments)
+      .where(
+        and(
+          eq(comments.commentId, options.commentId),
+          sql`(${comments.userId} = ${options.viewerId} or exists (
+          select 1 from ${posts} where ${posts.id} = ${comments.postId} and ${posts.authorId} = ${options.viewerId}))`,
+        ),
+      )
+      .returning({ postId: comments.postId });
+    if (!deleted) throw new AppError("not_found", COMMENT_NOT_FOUND);
+    await recordSocialEvent(tx, { type: "commentDeleted", postId: deleted.postId });
+    return deleted;
+  });
+}

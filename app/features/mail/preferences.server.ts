@@ -1,0 +1,107 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import { getDb } from "~/db/client.server";
+import { EMAIL_KINDS, type EmailKind, emailPreferences, profiles } from "~/db/schema";
+import { isNotificationKind, type NotificationKind } from "~/features/notifications/kinds";
+import {
+  getNotificationPreferences,
+  setNotificationPreference,
+} from "~/features/notifications/preferences.server";
+import { getEnv, resolveAuthSecret } from "~/lib/env.server";
+
+/**
+ * What one unsubscribe link turns off: a kind of optional mail (announcements), or the e-mail
+ * side of one kind of notification.
+ */
+export type UnsubscribeKind = EmailKind | NotificationKind;
+
+function isUnsubscribeKind(value: string): value is UnsubscribeKind {
+  return (EMAIL_KINDS as readonly string[]).includes(value) || isNotificationKind(value);
+}
+
+function mac(userId: string, kind: UnsubscribeKind): string {
+  return createHmac("sha256", resolveAuthSecret(getEnv()))
+    .update(`unsubscribe:${kind}:${userId}`)
+    .digest("base64url");
+}
+
+/**
+ * A token that lets whoever holds the mail turn off one kind of mail for its recipient without
+ * signing in. It never expires (old mails keep working) and reveals nothing but the user id.
+ */
+export function createUnsubscribeToken(options: { userId: string; kind: UnsubscribeKind }): string {
+  const id = Buffer.from(options.userId).toString("base64url");
+  return `${id}.${options.kind}.${mac(options.userId, options.kind)}`;
+}
+
+/** The user and kind of a token made by `createUnsubscribeToken`, or null if it is not one. */
+export function readUnsubscribeToken(
+  token: string | null | undefined,
+): { userId: string; kind: UnsubscribeKind } | null {
+  if (!token || token.length > 600) return null;
+  const [id, kind, given] = token.split(".");
+  if (!id || !kind || !given || !isUnsubscribeKind(kind)) return null;
+  const userId = Buffer.from(id, "base64url").toString();
+  const expected = Buffer.from(mac(userId, kind));
+  const actual = Buffer.from(given);
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
+  return { userId, kind };
+}
+
+/** The one-click unsubscribe link for a mail of `kind` to `userId`. */
+export function unsubscribeUrl(options: { userId: string; kind: UnsubscribeKind }): string {
+  const url = new URL("/unsubscribe", getEnv().BASE_URL);
+  url.searchParams.set("token", createUnsubscribeToken(options));
+  return url.toString();
+}
+
+/** Headers for a mail someone can unsubscribe from: RFC 2369 link and RFC 8058 one-click. */
+export function unsubscribeHeaders(url: string): Record<string, string> {
+  return {
+    "List-Unsubscribe": `<${url}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+  };
+}
+
+/** Turns one kind of mail on or off for a person. Returns false when the account is gone. */
+export async function setEmailPreference(options: {
+  userId: string;
+  kind: UnsubscribeKind;
+  isSubscribed: boolean;
+}): Promise<boolean> {
+  const { kind } = options;
+  const db = getDb();
+  const [exists] = await db
+    .select({ userId: profiles.userId })
+    .from(profiles)
+    .where(eq(profiles.userId, options.userId));
+  if (!exists) return false;
+  if (isNotificationKind(kind)) {
+    await setNotificationPreference({ userId: options.userId, kind, email: options.isSubscribed });
+    return true;
+  }
+  await db
+    .insert(emailPreferences)
+    .values({ userId: options.userId, kind, isSubscribed: options.isSubscribed })
+    .onConflictDoUpdate({
+      target: [emailPreferences.userId, emailPreferences.kind],
+      set: { isSubscribed: options.isSubscribed, updatedAt: sql`now()` },
+    });
+  return true;
+}
+
+/** Whether a person gets mail of `kind` (yes unless they turned it off). */
+export async function isSubscribedTo(options: {
+  userId: string;
+  kind: UnsubscribeKind;
+}): Promise<boolean> {
+  const { kind } = options;
+  if (isNotificationKind(kind)) {
+    return (await getNotificationPreferences(options.userId))[kind].email;
+  }
+  const [row] = await getDb()
+    .select({ isSubscribed: emailPreferences.isSubscribed })
+    .from(emailPreferences)
+    .where(and(eq(emailPreferences.userId, options.userId), eq(emailPreferences.kind, kind)));
+  return row?.isSubscribed ?? true;
+}

@@ -1,0 +1,32 @@
+/** What a person can be notified about. */
+export const NOTIFICATION_KINDS = ["like", "comment", "reply", "mention", "follow"] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+export interface NotificationPreference {
+  inApp: boolean;
+  email: boolean;
+}
+
+/**
+ * Defaults for someone who never chose: everything in the app; by e-mail what is addressed to
+ * them (comments, replies, mentions, new followers) but not every like, which would be noise.
+ */
+export const NOTIFICATION_DEFAULTS: Record<NotificationKind, NotificationPreference> = {
+  like: { inApp: true, email: false },
+  comment: { inApp: true, email: true },
+  reply: { inApp: true, email: true },
+  mention: { inApp: true, email: true },
+  follow: { inApp: true, email: true },
+};
+
+export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
+  like: "Likes on your posts",
+  comment: "Comments on your posts",
+  reply: "Replies to your comments",
+  mention: "Mentions of you",
+  follow: "New followers",
+};
+
+export function isNotificationKind(value: unknown): value is NotificationKind {
+  return typeof value === "string" && (NOTIFICATION_KINDS as readonly string[]).includes(value);
+}

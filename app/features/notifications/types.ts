@@ -1,0 +1,30 @@
+import type { NotificationKind } from "./kinds";
+
+export interface NotificationActor {
+  id: string;
+  username: string;
+  displayName: string;
+  avatarUrl: string | null;
+}
+
+/** One (possibly grouped) notification as every screen shows it. */
+export interface NotificationView {
+  id: string;
+  /** Its position in the recipient's stream; the Server-Sent Event id. */
+  seq: number;
+  kind: NotificationKind;
+  /** When it last changed (a new person joined the group). */
+  updatedAt: string;
+  isRead: boolean;
+  /** The newest people behind it, at most three. */
+  actors: NotificationActor[];
+  actorCount: number;
+  post: { id: string; title: string; artist: string | null } | null;
+  /** The comment it is about (the newest one in a group), shortened. */
+  commentExcerpt: string | null;
+}
+
+export interface NotificationPage {
+  notifications: NotificationView[];
+  nextCursor: string | null;
+}

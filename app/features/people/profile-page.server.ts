@@ -1,0 +1,24 @@
+import { listProfilePosts } from "~/features/feed/feed.server";
+import type { PostPage } from "~/features/posts/post-cards.server";
+import { getProfile, listTopArtists, type ProfileData, type TopArtist } from "./people.server";
+
+export interface ProfilePageData {
+  profile: ProfileData;
+  topArtists: TopArtist[];
+  page: PostPage;
+}
+
+/** Everything a profile page shows, as the viewer may see it; null for an unknown username. */
+export async function loadProfilePage(options: {
+  viewerId: string | null;
+  username: string;
+  cursor?: string | null;
+}): Promise<ProfilePageData | null> {
+  const profile = await getProfile({ viewerId: options.viewerId, username: options.username });
+  if (!profile) return null;
+  const [topArtists, page] = await Promise.all([
+    listTopArtists({ viewerId: options.viewerId, userId: profile.id }),
+    listProfilePosts({ viewerId: options.viewerId, authorId: profile.id, cursor: options.cursor }),
+  ]);
+  return { profile, topArtists, page };
+}

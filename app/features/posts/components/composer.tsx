@@ -1,0 +1,474 @@
+import { ImagePlus, Send } from "lucide-react";
+import { useEffect, useId, useRef, useState } from "react";
+import { Form, Link, useFetcher, useNavigation } from "react-router";
+import { Button } from "~/components/ui/button";
+import { FormErrors } from "~/components/ui/field";
+import type { FieldErrors } from "~/lib/forms";
+import { cn } from "~/lib/utils";
+import {
+  AUDIENCE_LABELS,
+  AUDIENCES,
+  IMAGE_MAX_BYTES,
+  KIND_LABELS,
+  MOODS,
+  MUSIC_FIELD_MAX_LENGTH,
+  NOTE_MAX_LENGTH,
+  POST_KINDS,
+  type PostKind,
+} from "../constants";
+
+export interface ComposerValues {
+  kind?: string;
+  title?: string;
+  artist?: string;
+  album?: string;
+  linkUrl?: string;
+  note?: string;
+  mood?: string;
+  audience?: string;
+}
+
+const TITLE_LABELS: Record<PostKind, string> = {
+  track: "Track title",
+  album: "Album title",
+  artist: "Artist name",
+  playlist: "Playlist name",
+};
+
+const inputClass = "h-10 w-full rounded-lg border bg-background px-3 text-foreground";
+
+function ErrorList({ id, errors }: { id: string; errors?: string[] }) {
+  if (!errors?.length) return null;
+  return (
+    <ul id={id} className="text-sm text-danger">
+      {errors.map((e) => (
+        <li key={e}>{e}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** A text input with a label, errors and autocomplete from music already posted here. */
+function MusicField({
+  name,
+  label,
+  defaultValue,
+  errors,
+  hidden,
+  required,
+  suggestField,
+  inputRef,
+}: {
+  name: string;
+  label: string;
+  defaultValue?: string;
+  errors?: string[];
+  hidden?: boolean;
+  required?: boolean;
+  suggestField: "title" | "artist" | "album";
+  inputRef?: React.Ref<HTMLInputElement>;
+}) {
+  const id = useId();
+  const fetcher = useFetcher<{ suggestions: string[] }>();
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+  return (
+    <div className={cn("flex flex-col gap-1.5", hidden && "hidden")}>
+      <label htmlFor={id} className="text-sm font-medium">
+        {label}
+        {required ? null : <span className="font-normal text-muted-foreground"> (optional)</span>}
+      </label>
+      <input
+        ref={inputRef}
+        id={id}
+        name={name}
+        defaultValue={defaultValue}
+        maxLength={MUSIC_FIELD_MAX_LENGTH}
+        required={required && !hidden}
+        autoComplete="off"
+        list={`${id}-list`}
+        aria-invalid={errors?.length ? true : undefined}
+        aria-describedby={errors?.length ? `${id}-errors` : undefined}
+        className={cn(inputClass, errors?.length ? "border-danger" : "border-border")}
+        onChange={(event) => {
+          const q = event.currentTarget.value;
+          if (timer.current) clearTimeout(timer.current);
+          if (q.trim().length < 2) return;
+          timer.current = setTimeout(() => {
+            fetcher.load(`/api/music-suggest?${new URLSearchParams({ field: suggestField, q })}`);
+          }, 200);
+        }}
+      />
+      <datalist id={`${id}-list`}>
+        {(fetcher.data?.suggestions ?? []).map((s) => (
+          <option key={s} value={s} />
+        ))}
+      </datalist>
+      <ErrorList id={`${id}-errors`} errors={errors} />
+    </div>
+  );
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return (
+    target.isContentEditable ||
+    ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) ||
+    target.closest("[role=dialog]") !== null
+  );
+}
+
+/**
+ * The composer: what the post is about (track, album, artist or playlist, with autocomplete),
+ * a streaming link, a note, a mood, an image and the audience. Used to create and to edit.
+ * Press "n" anywhere on the page (outside a field) to start typing.
+ */
+export function Composer({
+  action,
+  errors,
+  values,
+  mode = "create",
+  currentImage,
+  withShortcut = mode === "create",
+  initiallyExpanded = true,
+  expandHref,
+}: {
+  action: string;
+  errors?: FieldErrors;
+  values?: ComposerValues;
+  mode?: "create" | "edit";
+  currentImage?: { id: string; width: number; height: number } | null;
+  withShortcut?: boolean;
+  /** When false the composer starts as a one-line prompt that opens on click or "n". */
+  initiallyExpanded?: boolean;
+  /** Where the prompt links to without JavaScript (a page that renders the composer open). */
+  expandHref?: string;
+}) {
+  const id = useId();
+  const formRef = useRef<HTMLFormElement>(null);
+  const titleRef = useRef<HTMLInputElement>(null);
+  const navigation = useNavigation();
+  const initialKind = POST_KINDS.includes(values?.kind as PostKind)
+    ? (values?.kind as PostKind)
+    : "track";
+  const [kind, setKind] = useState<PostKind>(initialKind);
+  const [noteLength, setNoteLength] = useState(values?.note?.length ?? 0);
+  const [imageError, setImageError] = useState<string | null>(null);
+  const [expanded, setExpanded] = useState(initiallyExpanded || Boolean(errors));
+  const focusTitle = useRef(false);
+  useEffect(() => {
+    if (errors) setExpanded(true);
+  }, [errors]);
+  useEffect(() => {
+    if (expanded && focusTitle.current) {
+      focusTitle.current = false;
+      titleRef.current?.focus();
+    }
+  }, [expanded]);
+  const isSubmitting =
+    navigation.state !== "idle" &&
+    navigation.formMethod === "POST" &&
+    navigation.formAction === action;
+
+  // After a successful post the page reloads its data with no errors: start a fresh draft.
+  const wasSubmitting = useRef(false);
+  useEffect(() => {
+    if (isSubmitting) {
+      wasSubmitting.current = true;
+      return;
+    }
+    if (wasSubmitting.current && mode === "create" && !errors) {
+      formRef.current?.reset();
+      setKind("track");
+      setNoteLength(0);
+      setImageError(null);
+      if (!initiallyExpanded) setExpanded(false);
+    }
+    wasSubmitting.current = false;
+  }, [isSubmitting, errors, mode, initiallyExpanded]);
+
+  useEffect(() => {
+    if (!withShortcut) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "n" || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (isTyping(event.target)) return;
+      event.preventDefault();
+      if (titleRef.current) {
+        titleRef.current.focus();
+        titleRef.current.scrollIntoView({ block: "center" });
+      } else {
+        focusTitle.current = true;
+        setExpanded(true);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [withShortcut]);
+
+  const imageErrors = [...(errors?.image ?? []), ...(imageError ? [imageError] : [])];
+  const field = (name: string) => errors?.[name];
+  const shortcutHint = withShortcut ? (
+    <p className="hidden text-xs text-muted-foreground sm:block">
+      Press <kbd className="rounded border border-border bg-muted px-1.5 font-mono">n</kbd> to start
+      a post
+    </p>
+  ) : null;
+
+  if (!expanded) {
+    return (
+      <div
+        id="composer"
+        className="flex flex-col gap-2 rounded-xl border border-border bg-card p-4 shadow-sm sm:flex-row sm:items-center sm:gap-4"
+      >
+        <Link
+          to={expandHref ?? "?compose=1"}
+          onClick={(event) => {
+            event.preventDefault();
+            focusTitle.current = true;
+            setExpanded(true);
+          }}
+          className="flex h-11 flex-1 items-center gap-2 rounded-lg border border-border bg-background px-3 text-muted-foreground hover:border-primary"
+        >
+          <Send aria-hidden="true" className="size-4" />
+          Share some music…
+        </Link>
+        {shortcutHint}
+      </div>
+    );
+  }
+
+  return (
+    <Form
+      ref={formRef}
+      method="post"
+      action={action}
+      encType="multipart/form-data"
+      aria-labelledby={`${id}-heading`}
+      className="flex flex-col gap-4 rounded-xl border border-border bg-card p-4 shadow-sm sm:p-5"
+    >
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h2 id={`${id}-heading`} className="text-lg font-semibold">
+          {mode === "create" ? "Share some music" : "Edit your post"}
+        </h2>
+        {withShortcut ? (
+          <p className="text-xs text-muted-foreground">
+            Press <kbd className="rounded border border-border bg-muted px-1.5 font-mono">n</kbd> to
+            start a post
+          </p>
+        ) : null}
+      </div>
+      <input
+        type="hidden"
+        name="intent"
+        value={mode === "create" ? "create-post" : "update-post"}
+      />
+      <FormErrors errors={errors?.form} />
+
+      <fieldset>
+        <legend className="mb-1.5 text-sm font-medium">This post is about</legend>
+        <div className="flex flex-wrap gap-2">
+          {POST_KINDS.map((k) => (
+            <label
+              key={k}
+              className="inline-flex cursor-pointer items-center gap-2 rounded-full border border-border px-3 py-1.5 text-sm has-[:checked]:border-primary has-[:checked]:bg-accent has-[:checked]:text-accent-foreground has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"
+            >
+              <input
+                type="radio"
+                name="kind"
+                value={k}
+                defaultChecked={k === initialKind}
+                onChange={() => setKind(k)}
+                className="accent-primary"
+              />
+              {KIND_LABELS[k]}
+            </label>
+          ))}
+        </div>
+        <ErrorList id={`${id}-kind-errors`} errors={field("kind")} />
+      </fieldset>
+
+      <div className="grid gap-4 sm:grid-cols-2">
+        <MusicField
+          name="title"
+          label={TITLE_LABELS[kind]}
+          defaultValue={values?.title}
+          errors={field("title")}
+          required
+          suggestField={kind === "artist" ? "artist" : kind === "album" ? "album" : "title"}
+          inputRef={titleRef}
+        />
+        <MusicField
+          name="artist"
+          label={kind === "playlist" ? "Curated by / artist" : "Artist"}
+          defaultValue={values?.artist}
+          errors={field("artist")}
+          hidden={kind === "artist"}
+          required={kind === "track" || kind === "album"}
+          suggestField="artist"
+        />
+        <MusicField
+          name="album"
+          label="Album"
+          defaultValue={values?.album}
+          errors={field("album")}
+          hidden={kind !== "track"}
+          suggestField="album"
+        />
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor={`${id}-link`} className="text-sm font-medium">
+            Streaming link <span className="font-normal text-muted-foreground">(optional)</span>
+          </label>
+          <input
+            id={`${id}-link`}
+            name="linkUrl"
+            type="url"
+            inputMode="url"
+            defaultValue={values?.linkUrl}
+            placeholder="https://open.spotify.com/track/…"
+            aria-invalid={field("linkUrl")?.length ? true : undefined}
+            aria-describedby={`${id}-link-hint${field("linkUrl")?.length ? ` ${id}-link-errors` : ""}`}
+            className={cn(inputClass, field("linkUrl")?.length ? "border-danger" : "border-border")}
+          />
+          <p id={`${id}-link-hint`} className="text-xs text-muted-foreground">
+            Spotify, Apple Music, YouTube, SoundCloud, Bandcamp, Deezer or Tidal links show a
+            player.
+          </p>
+          <ErrorList id={`${id}-link-errors`} errors={field("linkUrl")} />
+        </div>
+      </div>
+
+      <div className="flex flex-col gap-1.5">
+        <label htmlFor={`${id}-note`} className="text-sm font-medium">
+          Note <span className="font-normal text-muted-foreground">(optional)</span>
+        </label>
+        <textarea
+          id={`${id}-note`}
+          name="note"
+          rows={3}
+          maxLength={NOTE_MAX_LENGTH}
+          defaultValue={values?.note}
+          placeholder="Why this one? Mention friends with @username, add #tags."
+          onChange={(event) => setNoteLength(event.currentTarget.value.length)}
+          aria-invalid={field("note")?.length ? true : undefined}
+          aria-describedby={`${id}-note-count${field("note")?.length ? ` ${id}-note-errors` : ""}`}
+          className={cn(
+            "rounded-lg border bg-background px-3 py-2 text-foreground",
+            field("note")?.length ? "border-danger" : "border-border",
+          )}
+        />
+        <p id={`${id}-note-count`} className="text-right text-xs text-muted-foreground">
+          {noteLength.toLocaleString("en")} / {NOTE_MAX_LENGTH.toLocaleString("en")} characters
+        </p>
+        <ErrorList id={`${id}-note-errors`} errors={field("note")} />
+      </div>
+
+      <div className="grid gap-4 sm:grid-cols-2">
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor={`${id}-mood`} className="text-sm font-medium">
+            Mood <span className="font-normal text-muted-foreground">(optional)</span>
+          </label>
+          <select
+            id={`${id}-mood`}
+            name="mood"
+            defaultValue={values?.mood ?? ""}
+            className={cn(inputClass, "border-border")}
+          >
+            <option value="">No mood</option>
+            {MOODS.map((m) => (
+              <option key={m.key} value={m.key}>
+                {m.emoji} {m.label}
+              </option>
+            ))}
+          </select>
+          <ErrorList id={`${id}-mood-errors`} errors={field("mood")} />
+        </div>
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor={`${id}-audience`} className="text-sm font-medium">
+            Who can see it
+          </label>
+          <select
+            id={`${id}-audience`}
+            name="audience"
+            defaultValue={values?.audience ?? "everyone"}
+            className={cn(inputClass, "border-border")}
+          >
+            {AUDIENCES.map((a) => (
+              <option key={a} value={a}>
+                {AUDIENCE_LABELS[a]}
+              </option>
+            ))}
+          </select>
+          <ErrorList id={`${id}-audience-errors`} errors={field("audience")} />
+        </div>
+      </div>
+
+      <div>
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor={`${id}-image`} className="text-sm font-medium">
+            {currentImage ? "Replace image" : "Image"}{" "}
+            <span className="font-normal text-muted-foreground">(optional)</span>
+          </label>
+          <div className="relative">
+            <ImagePlus
+              aria-hidden="true"
+              className="pointer-events-none absolute top-2.5 left-3 size-5 text-muted-foreground"
+            />
+            <input
+              id={`${id}-image`}
+              name="image"
+              type="file"
+              accept="image/*"
+              aria-invalid={imageErrors.length ? true : undefined}
+              aria-describedby={`${id}-image-hint${imageErrors.length ? ` ${id}-image-errors` : ""}`}
+              onChange={(event) => {
+                const file = event.currentTarget.files?.[0];
+                if (file && file.size > IMAGE_MAX_BYTES) {
+                  setImageError("Images can be at most 10 MB. Choose a smaller one.");
+                  event.currentTarget.value = "";
+                } else {
+                  setImageError(null);
+                }
+              }}
+              className={cn(
+                "w-full rounded-lg border bg-background py-2 pr-2 pl-10 text-sm file:mr-2 file:rounded-md file:border-0 file:bg-muted file:px-2 file:py-1 file:text-foreground",
+                imageErrors.length ? "border-danger" : "border-border",
+              )}
+            />
+          </div>
+          <p id={`${id}-image-hint`} className="text-xs text-muted-foreground">
+            JPEG, PNG, WebP, GIF, AVIF or HEIC, up to 10 MB.
+          </p>
+          <ErrorList id={`${id}-image-errors`} errors={imageErrors} />
+        </div>
+      </div>
+
+      {currentImage ? (
+        <div className="flex items-center gap-3">
+          <img
+            src={`/media/${currentImage.id}`}
+            alt="Attached to this post now"
+            width={currentImage.width}
+            height={currentImage.height}
+            className="h-16 w-auto rounded-md border border-border"
+          />
+          <label className="inline-flex items-center gap-2 text-sm">
+            <input type="checkbox" name="removeImage" value="1" className="accent-primary" />
+            Remove this image
+          </label>
+        </div>
+      ) : null}
+
+      <div className="flex justify-end">
+        <Button type="submit" disabled={isSubmitting}>
+          <Send aria-hidden="true" className="size-4" />
+          {isSubmitting ? "Sharing…" : mode === "create" ? "Share" : "Save changes"}
+        </Button>
+      </div>
+    </Form>
+  );
+}

@@ -1,0 +1,49 @@
+import { Link } from "react-router";
+import { cn } from "~/lib/utils";
+import { tagHref, tokenizeNote } from "../note";
+
+const linkClass =
+  "font-medium text-primary underline decoration-1 underline-offset-2 hover:decoration-2";
+
+/**
+ * User text with its links, @mentions and #tags turned into links. Every piece is a React
+ * text node or element, so markup typed by a user is shown as text and never runs.
+ */
+export function NoteText({ text, className }: { text: string; className?: string }) {
+  const segments = tokenizeNote(text);
+  return (
+    <p className={cn("whitespace-pre-line break-words", className)}>
+      {segments.map((segment, index) => {
+        const key = `${index}-${segment.type}`;
+        switch (segment.type) {
+          case "url":
+            return (
+              <a
+                key={key}
+                href={segment.href}
+                className={cn(linkClass, "break-all")}
+                rel="noopener noreferrer nofollow ugc"
+                target="_blank"
+              >
+                {segment.text}
+              </a>
+            );
+          case "mention":
+            return (
+              <Link key={key} to={`/u/${segment.username}`} prefetch="intent" className={linkClass}>
+                {segment.text}
+              </Link>
+            );
+          case "tag":
+            return (
+              <Link key={key} to={tagHref(segment.tag)} className={linkClass}>
+                {segment.text}
+              </Link>
+            );
+          default:
+            return <span key={key}>{segment.text}</span>;
+        }
+      })}
+    </p>
+  );
+}

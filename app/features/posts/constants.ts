@@ -1,0 +1,55 @@
+/** Post constants shared by the database schema, the server and the browser (no imports). */
+
+export const POST_KINDS = ["track", "album", "artist", "playlist"] as const;
+export type PostKind = (typeof POST_KINDS)[number];
+
+export const AUDIENCES = ["everyone", "followers", "only_me"] as const;
+export type Audience = (typeof AUDIENCES)[number];
+
+/** Longest note a post may carry (characters). */
+export const NOTE_MAX_LENGTH = 2000;
+/** Longest title, artist or album name (characters). */
+export const MUSIC_FIELD_MAX_LENGTH = 200;
+/** Longest comment (characters). */
+export const COMMENT_MAX_LENGTH = 1000;
+/** Largest image upload accepted (bytes). */
+export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+
+export const KIND_LABELS: Record<PostKind, string> = {
+  track: "Track",
+  album: "Album",
+  artist: "Artist",
+  playlist: "Playlist",
+};
+
+export const AUDIENCE_LABELS: Record<Audience, string> = {
+  everyone: "Everyone",
+  followers: "Followers",
+  only_me: "Only me",
+};
+
+export const MOODS = [
+  { key: "happy", label: "Happy", emoji: "😊" },
+  { key: "chill", label: "Chill", emoji: "😌" },
+  { key: "energetic", label: "Energetic", emoji: "⚡" },
+  { key: "melancholic", label: "Melancholic", emoji: "🌧️" },
+  { key: "nostalgic", label: "Nostalgic", emoji: "📼" },
+  { key: "romantic", label: "Romantic", emoji: "💘" },
+  { key: "focused", label: "Focused", emoji: "🎧" },
+  { key: "hyped", label: "Hyped", emoji: "🔥" },
+  { key: "dreamy", label: "Dreamy", emoji: "🌙" },
+  { key: "angry", label: "Fired up", emoji: "😤" },
+] as const;
+export type MoodKey = (typeof MOODS)[number]["key"];
+export const MOOD_KEYS = MOODS.map((m) => m.key) as [MoodKey, ...MoodKey[]];
+
+export function moodOf(key: string | null | undefined) {
+  return MOODS.find((m) => m.key === key) ?? null;
+}
+
+/** Canonical UUID text (any version): what PostgreSQL's uuid type accepts as a post id. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string | null | undefined): value is string {
+  return typeof value === "string" && UUID_PATTERN.test(value);
+}

@@ -1,0 +1,208 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import { type Database, getDb } from "~/db/client.server";
+import { comments, follows, homeTimeline, media, postLikes, posts, profiles } from "~/db/schema";
+import { type Audience, isUuid, type PostKind } from "./constants";
+import { canSeePost } from "./visibility.server";
+
+/** A database or an open transaction: feature functions accept either. */
+export type DbOrTx = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+/** Posts per feed page (home, everyone, profile). */
+export const FEED_PAGE_SIZE = 20;
+/** Largest page any caller may ask for. */
+export const MAX_PAGE_SIZE = 50;
+
+export interface PostAuthor {
+  id: string;
+  username: string;
+  displayName: string;
+  avatarUrl: string | null;
+}
+
+/** Everything one post needs on screen, fetched together with its page. */
+export interface PostCardData {
+  id: string;
+  kind: PostKind;
+  title: string;
+  artist: string | null;
+  album: string | null;
+  linkUrl: string | null;
+  note: string;
+  mood: string | null;
+  audience: Audience;
+  createdAt: string;
+  editedAt: string | null;
+  author: PostAuthor;
+  image: { id: string; width: number; height: number } | null;
+  likeCount: number;
+  commentCount: number;
+  viewerHasLiked: boolean;
+  viewerFollowsAuthor: boolean;
+}
+
+export type PostSource =
+  | { kind: "timeline"; userId: string }
+  | { kind: "public" }
+  | { kind: "author"; authorId: string }
+  | { kind: "post"; postId: string };
+
+export interface SelectPostCardsOptions {
+  viewerId: string | null;
+  source: PostSource;
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  cursor?: string | null;
+  limit?: number;
+  db?: DbOrTx;
+}
+
+export interface PostPage {
+  posts: PostCardData[];
+  /** Pass back to get the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+interface Cursor {
+  createdAt: string;
+  id: string;
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(`${cursor.createdAt}|${cursor.id}`).toString("base64url");
+}
+
+/** The position a cursor names, or null when it is not one of ours (then paging restarts). */
+export function decodeCursor(raw: string | null | undefined): Cursor | null {
+  if (!raw || raw.length > 200) return null;
+  const text = Buffer.from(raw, "base64url").toString("utf8");
+  const [createdAt, id, extra] = text.split("|");
+  if (extra !== undefined || !createdAt || !isUuid(id)) return null;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt)) return null;
+  if (Number.isNaN(Date.parse(createdAt))) return null;
+  return { createdAt, id };
+}
+
+function cardFields(viewerId: string | null) {
+  return {
+    id: posts.id,
+    kind: posts.kind,
+    title: posts.title,
+    artist: posts.artist,
+    album: posts.album,
+    linkUrl: posts.linkUrl,
+    note: posts.note,
+    mood: posts.mood,
+    audience: posts.audience,
+    createdAt: posts.createdAt,
+    editedAt: posts.editedAt,
+    authorId: posts.authorId,
+    authorUsername: profiles.username,
+    authorDisplayName: profiles.displayName,
+    authorAvatarUrl: profiles.avatarUrl,
+    imageId: media.id,
+    imageWidth: media.width,
+    imageHeight: media.height,
+    likeCount: sql<number>`(select count(*)::int from ${postLikes} where ${postLikes.postId} = ${posts.id})`,
+    commentCount: sql<number>`(select count(*)::int from ${comments} where ${comments.postId} = ${posts.id})`,
+    viewerHasLiked: viewerId
+      ? sql<boolean>`exists (select 1 from ${postLikes} where ${postLikes.postId} = ${posts.id} and ${postLikes.userId} = ${viewerId})`
+      : sql<boolean>`false`,
+    viewerFollowsAuthor: viewerId
+      ? sql<boolean>`exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${posts.authorId})`
+      : sql<boolean>`false`,
+  };
+}
+
+type CardRow = Awaited<ReturnType<typeof queryRows>>[number];
+
+function toCard(r: CardRow): PostCardData {
+  return {
+    id: r.id,
+    kind: r.kind,
+    title: r.title,
+    artist: r.artist,
+    album: r.album,
+    linkUrl: r.linkUrl,
+    note: r.note,
+    mood: r.mood,
+    audience: r.audience,
+    createdAt: r.createdAt.toISOString(),
+    editedAt: r.editedAt ? r.editedAt.toISOString() : null,
+    author: {
+      id: r.authorId,
+      username: r.authorUsername,
+      displayName: r.authorDisplayName || r.authorUsername,
+      avatarUrl: r.authorAvatarUrl,
+    },
+    image:
+      r.imageId && r.imageWidth && r.imageHeight
+        ? { id: r.imageId, width: r.imageWidth, height: r.imageHeight }
+        : null,
+    likeCount: Number(r.likeCount),
+    commentCount: Number(r.commentCount),
+    viewerHasLiked: Boolean(r.viewerHasLiked),
+    viewerFollowsAuthor: Boolean(r.viewerFollowsAuthor),
+  };
+}
+
+function queryRows(
+  db: DbOrTx,
+  viewerId: string | null,
+  source: PostSource,
+  cursor: Cursor | null,
+  limit: number,
+) {
+  const fields = cardFields(viewerId);
+  const visible = canSeePost(viewerId);
+  if (source.kind === "timeline") {
+    const after = cursor
+      ? sql`(${homeTimeline.createdAt}, ${homeTimeline.postId}) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+      : undefined;
+    return db
+      .select(fields)
+      .from(homeTimeline)
+      .innerJoin(posts, eq(posts.id, homeTimeline.postId))
+      .innerJoin(profiles, eq(profiles.userId, posts.authorId))
+      .leftJoin(media, eq(media.id, posts.mediaId))
+      .where(and(eq(homeTimeline.userId, source.userId), after, visible))
+      .orderBy(desc(homeTimeline.createdAt), desc(homeTimeline.postId))
+      .limit(limit);
+  }
+  const after = cursor
+    ? sql`(${posts.createdAt}, ${posts.id}) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+    : undefined;
+  const scope =
+    source.kind === "public"
+      ? eq(posts.audience, "everyone")
+      : source.kind === "author"
+        ? eq(posts.authorId, source.authorId)
+        : isUuid(source.postId)
+          ? eq(posts.id, source.postId)
+          : sql`false`;
+  return db
+    .select(fields)
+    .from(posts)
+    .innerJoin(profiles, eq(profiles.userId, posts.authorId))
+    .leftJoin(media, eq(media.id, posts.mediaId))
+    .where(and(scope, after, visible))
+    .orderBy(desc(posts.createdAt), desc(posts.id))
+    .limit(limit);
+}
+
+/**
+ * One page of posts with their authors, images, counts and the viewer's likes — in ONE SQL
+ * statement whatever the page size. Every source applies the shared visibility rule.
+ */
+export async function selectPostCards(options: SelectPostCardsOptions): Promise<PostPage> {
+  const { viewerId, source } = options;
+  const db = options.db ?? getDb();
+  const limit = Math.min(Math.max(options.limit ?? FEED_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+  const cursor = decodeCursor(options.cursor);
+  const rows = await queryRows(db, viewerId, source, cursor, limit + 1);
+  const cards = rows.slice(0, limit).map(toCard);
+  const last = cards[cards.length - 1];
+  return {
+    posts: cards,
+    nextCursor:
+      rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+  };
+}

@@ -1,0 +1,66 @@
+import { type ProcessedImage, processImage } from "~/features/media/media.server";
+import { isAppError } from "~/lib/errors";
+import { type FieldErrors, formStrings, zodFieldErrors } from "~/lib/forms";
+import { readFormData } from "~/lib/multipart.server";
+import type { ComposerValues } from "./components/composer";
+import { IMAGE_MAX_BYTES } from "./constants";
+import { type PostInput, postInputSchema } from "./schemas";
+
+/** Room for the other fields next to a 10 MB image. */
+const MAX_BODY_BYTES = IMAGE_MAX_BYTES + 256 * 1024;
+
+export type ParsedPostForm =
+  | {
+      ok: true;
+      input: PostInput;
+      image: ProcessedImage | null;
+      removeImage: boolean;
+      form: FormData;
+    }
+  | { ok: false; errors: FieldErrors; values: ComposerValues; form: FormData | null };
+
+/**
+ * Reads the composer's multipart form: the fields through the shared Zod schema, the image
+ * through sharp. Every problem comes back next to its field, with what was typed kept.
+ */
+export async function parsePostForm(request: Request): Promise<ParsedPostForm> {
+  let form: FormData;
+  try {
+    form = await readFormData(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return {
+      ok: false,
+      errors: { [error.code === "too_large" ? "image" : "form"]: [error.message] },
+      values: {},
+      form: null,
+    };
+  }
+  const strings = formStrings(form);
+  const values: ComposerValues = {
+    kind: strings.kind,
+    title: strings.title,
+    artist: strings.artist,
+    album: strings.album,
+    linkUrl: strings.linkUrl,
+    note: strings.note,
+    mood: strings.mood,
+    audience: strings.audience,
+  };
+  const parsed = postInputSchema.safeParse(strings);
+  const errors: FieldErrors = parsed.success ? {} : zodFieldErrors(parsed.error);
+  let image: ProcessedImage | null = null;
+  const file = form.get("image");
+  if (file instanceof File && file.size > 0) {
+    try {
+      image = await processImage(new Uint8Array(await file.arrayBuffer()));
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      errors.image = [error.message];
+    }
+  }
+  if (!parsed.success || Object.keys(errors).length > 0) {
+    return { ok: false, errors, values, form };
+  }
+  return { ok: true, input: parsed.data, image, removeImage: strings.removeImage === "1", form };
+}

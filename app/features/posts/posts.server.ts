@@ -1,0 +1,191 @@
+import { and, eq, sql } from "drizzle-orm";
+import { getDb } from "~/db/client.server";
+import { media, posts } from "~/db/schema";
+import { fanOutPost, refanOutPost } from "~/features/feed/timeline.server";
+import { type ProcessedImage, storeImage } from "~/features/media/media.server";
+import { AppError } from "~/lib/errors";
+import { isUuid } from "./constants";
+import { recordSocialEvent } from "./events.server";
+import { mentionedUsernames } from "./note";
+import { type PostCardData, selectPostCards } from "./post-cards.server";
+import type { PostInput } from "./schemas";
+
+export const POST_NOT_FOUND = "This post does not exist, or you cannot see it.";
+
+export interface CreatePostOptions {
+  viewerId: string;
+  input: PostInput;
+  image?: ProcessedImage | null;
+}
+
+/** Creates a post (and its image) and fans it out to the timelines, in one transaction. */
+export async function createPost(options: CreatePostOptions): Promise<{ id: string }> {
+  const { viewerId, input } = options;
+  return getDb().transaction(async (tx) => {
+    const mediaId = options.image
+      ? await storeImage(tx, { ownerId: viewerId, image: options.image })
+      : null;
+    const [row] = await tx
+      .insert(posts)
+      .values({
+        authorId: viewerId,
+        kind: input.kind,
+        title: input.title,
+        artist: input.artist ?? null,
+        album: input.album ?? null,
+        linkUrl: input.linkUrl ?? null,
+        note: input.note,
+        mood: input.mood ?? null,
+        mediaId,
+        audience: input.audience,
+      })
+      .returning({ id: posts.id, createdAt: posts.createdAt });
+    if (!row) throw new Error("post insert returned nothing");
+    await fanOutPost(tx, {
+      id: row.id,
+      authorId: viewerId,
+      createdAt: row.createdAt,
+      audience: input.audience,
+    });
+    await recordSocialEvent(tx, {
+      type: "postCreated",
+      postId: row.id,
+      authorId: viewerId,
+      mentions: mentionedUsernames(input.note),
+    });
+    return { id: row.id };
+  });
+}
+
+/** The post as the viewer may see it, or null (unknown, malformed or hidden id alike). */
+export async function getPost(options: {
+  viewerId: string | null;
+  postId: string;
+}): Promise<PostCardData | null> {
+  if (!isUuid(options.postId)) return null;
+  const page = await selectPostCards({
+    viewerId: options.viewerId,
+    source: { kind: "post", postId: options.postId },
+    limit: 1,
+  });
+  return page.posts[0] ?? null;
+}
+
+/** The viewer's own post for editing; anybody else's is "not found". */
+export async function getOwnPost(options: {
+  viewerId: string;
+  postId: string;
+}): Promise<PostCardData> {
+  const post = await getPost(options);
+  if (!post || post.author.id !== options.viewerId) throw new AppError("not_found", POST_NOT_FOUND);
+  return post;
+}
+
+export interface UpdatePostOptions {
+  viewerId: string;
+  postId: string;
+  input: PostInput;
+  /** A new image replaces the old one. */
+  image?: ProcessedImage | null;
+  removeImage?: boolean;
+}
+
+/** Edits the viewer's own post; an audience change re-targets the timelines in the same transaction. */
+export async function updatePost(options: UpdatePostOptions): Promise<void> {
+  const { viewerId, postId, input } = options;
+  if (!isUuid(postId)) throw new AppError("not_found", POST_NOT_FOUND);
+  await getDb().transaction(async (tx) => {
+    const [current] = await tx
+      .select({ audience: posts.audience, mediaId: posts.mediaId, createdAt: posts.createdAt })
+      .from(posts)
+      .where(and(eq(posts.id, postId), eq(posts.authorId, viewerId)))
+      .for("update");
+    if (!current) throw new AppError("not_found", POST_NOT_FOUND);
+    let mediaId = current.mediaId;
+    if (options.image) {
+      mediaId = await storeImage(tx, { ownerId: viewerId, image: options.image });
+    } else if (options.removeImage) {
+      mediaId = null;
+    }
+    await tx
+      .update(posts)
+      .set({
+        kind: input.kind,
+        title: input.title,
+        artist: input.artist ?? null,
+        album: input.album ?? null,
+        linkUrl: input.linkUrl ?? null,
+        note: input.note,
+        mood: input.mood ?? null,
+        audience: input.audience,
+        mediaId,
+        editedAt: sql`now()`,
+      })
+      .where(eq(posts.id, postId));
+    if (current.mediaId && current.mediaId !== mediaId) {
+      await tx.delete(media).where(eq(media.id, current.mediaId));
+    }
+    if (current.audience !== input.audience) {
+      await refanOutPost(tx, {
+        id: postId,
+        authorId: viewerId,
+        createdAt: current.createdAt,
+        audience: input.audience,
+      });
+    }
+  });
+}
+
+/**
+ * Deletes the viewer's own post. Its likes, comments, reports and timeline rows go with it
+ * (foreign-key cascades), its image too; notifications hook in through `recordSocialEvent`.
+ */
+export async function deletePost(options: { viewerId: string; postId: string }): Promise<void> {
+  if (!isUuid(options.postId)) throw new AppError("not_found", POST_NOT_FOUND);
+  await getDb().transaction(async (tx) => {
+    const [deleted] = await tx
+      .delete(posts)
+      .where(and(eq(posts.id, options.postId), eq(posts.authorId, options.viewerId)))
+      .returning({ id: posts.id, mediaId: posts.mediaId });
+    if (!deleted) throw new AppError("not_found", POST_NOT_FOUND);
+    if (deleted.mediaId) await tx.delete(media).where(eq(media.id, deleted.mediaId));
+    await recordSocialEvent(tx, {
+      type: "postDeleted",
+      postId: deleted.id,
+      authorId: options.viewerId,
+    });
+  });
+}
+
+export const SUGGEST_FIELDS = ["title", "artist", "album"] as const;
+export type SuggestField = (typeof SUGGEST_FIELDS)[number];
+
+/**
+ * Composer autocomplete: distinct titles, artists or albums already posted here that start
+ * with `prefix` (case-insensitive), most posted first. Only public posts and the viewer's own
+ * count, so a private post's title never leaks.
+ */
+export async function suggestMusic(options: {
+  viewerId: string;
+  field: SuggestField;
+  prefix: string;
+  limit?: number;
+}): Promise<string[]> {
+  const prefix = options.prefix.trim().toLowerCase().slice(0, 100);
+  if (!prefix) return [];
+  const column = { title: posts.title, artist: posts.artist, album: posts.album }[options.field];
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await getDb()
+    .select({ value: sql<string>`min(${column})` })
+    .from(posts)
+    .where(
+      and(
+        sql`lower(${column}) like ${pattern}`,
+        sql`(${posts.audience} = 'everyone' or ${posts.authorId} = ${options.viewerId})`,
+      ),
+    )
+    .groupBy(sql`lower(${column})`)
+    .orderBy(sql`count(*) desc`, sql`lower(${column})`)
+    .limit(Math.min(options.limit ?? 8, 20));
+  return rows.map((r) => r.value);
+}

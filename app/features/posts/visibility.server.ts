@@ -1,0 +1,36 @@
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { blocks, follows, posts } from "~/db/schema";
+
+/** The columns the visibility rule needs; `posts` itself or an alias of it. */
+export interface PostColumns {
+  authorId: typeof posts.authorId;
+  audience: typeof posts.audience;
+}
+
+/**
+ * True when either person has blocked the other. Two primary-key probes, so it is cheap
+ * inside per-row predicates.
+ */
+export function blockedBetween(a: SQLWrapper | string, b: SQLWrapper | string): SQL {
+  return sql`(exists (select 1 from ${blocks} where ${blocks.blockerId} = ${a} and ${blocks.blockedId} = ${b})
+    or exists (select 1 from ${blocks} where ${blocks.blockerId} = ${b} and ${blocks.blockedId} = ${a}))`;
+}
+
+/**
+ * THE visibility rule, as one SQL predicate reused by the feed, the post page, profiles,
+ * comments, likes and autocomplete:
+ * - `everyone`: anybody, signed out included;
+ * - `followers`: the author and the people who follow them;
+ * - `only_me`: the author;
+ * - a block (either direction) hides everything of the author from the other person.
+ * Administrators get no extra read power here (they review reports in the admin area).
+ */
+export function canSeePost(viewerId: string | null, p: PostColumns = posts): SQL {
+  if (!viewerId) return sql`(${p.audience} = 'everyone')`;
+  return sql`(${p.authorId} = ${viewerId} or (
+    not ${blockedBetween(p.authorId, viewerId)}
+    and (${p.audience} = 'everyone'
+      or (${p.audience} = 'followers' and exists (
+        select 1 from ${follows}
+        where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${p.authorId})))))`;
+}

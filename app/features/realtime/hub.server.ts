@@ -1,0 +1,228 @@
+import { inArray, sql } from "drizzle-orm";
+import { type DatabaseHandle, getDb, rowsOf } from "~/db/client.server";
+import { homeTimeline, posts, profiles } from "~/db/schema";
+import {
+  type NotificationView,
+  notificationsAfter,
+  unreadCount,
+} from "~/features/notifications/notifications.server";
+import { blockedBetween } from "~/features/posts/visibility.server";
+import { logger } from "~/lib/logger.server";
+import { type LiveMessage, type LiveSubscription, subscribeLive } from "./bus.server";
+import { HEARTBEAT_MS, type LiveEvent } from "./protocol";
+
+/** One browser's open event stream. */
+export interface LiveStream {
+  readonly userId: string;
+  /** The newest notification `seq` this stream has been sent. */
+  lastSeq: number;
+  /** Writes one already-formatted SSE frame. */
+  write(frame: string): void;
+  /** Ends the stream (the browser reconnects). */
+  end(): void;
+}
+
+/** Formats one Server-Sent Event; only notifications carry an id (their `seq`). */
+export function formatEvent(event: LiveEvent, id?: number): string {
+  return `${id === undefined ? "" : `id: ${id}\n`}event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/** Notifications sent in one catch-up, at most; more are sent in further rounds. */
+const SYNC_BATCH = 50;
+const SYNC_ROUNDS = 4;
+
+/**
+ * This instance's open event streams, by person. Streams cost no thread and no database
+ * connection: the instance listens once (see `subscribeLive`) and reads from the database only
+ * when something changed for a person connected here.
+ */
+export class LiveHub {
+  private readonly streams = new Map<string, Set<LiveStream>>();
+  private readonly syncing = new Map<string, Promise<void>>();
+  private readonly dirty = new Set<string>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private subscription: LiveSubscription | null = null;
+  private draining = false;
+
+  async start(handle: DatabaseHandle): Promise<void> {
+    this.subscription = await subscribeLive(handle, {
+      onMessage: (message) => this.receive(message),
+      // Messages sent while the listening connection was down are lost: catch everyone up.
+      onResubscribed: () => {
+        for (const userId of this.streams.keys()) this.sync(userId);
+      },
+    });
+    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    this.endAll();
+    await Promise.allSettled(this.syncing.values());
+    await this.subscription?.close();
+    this.subscription = null;
+  }
+
+  /** Ends every stream and refuses new ones (shutdown); browsers reconnect elsewhere or later. */
+  drain(): void {
+    this.draining = true;
+    this.endAll();
+  }
+
+  private endAll(): void {
+    for (const set of this.streams.values()) for (const stream of set) stream.end();
+    this.streams.clear();
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const set of this.streams.values()) n += set.size;
+    return n;
+  }
+
+  /** Registers a stream, sends `ready`, and catches it up from `lastSeq`. */
+  add(stream: LiveStream): void {
+    if (this.draining) {
+      stream.end();
+      return;
+    }
+    let set = this.streams.get(stream.userId);
+    if (!set) {
+      set = new Set();
+      this.streams.set(stream.userId, set);
+    }
+    set.add(stream);
+    stream.write(formatEvent({ type: "ready", data: { heartbeatMs: HEARTBEAT_MS } }));
+    this.sync(stream.userId);
+  }
+
+  remove(stream: LiveStream): void {
+    const set = this.streams.get(stream.userId);
+    if (!set) return;
+    set.delete(stream);
+    if (set.size === 0) this.streams.delete(stream.userId);
+  }
+
+  private beat(): void {
+    const frame = formatEvent({ type: "heartbeat", data: { at: Date.now() } });
+    for (const set of this.streams.values()) for (const stream of set) stream.write(frame);
+  }
+
+  private receive(message: LiveMessage): void {
+    switch (message.t) {
+      case "n":
+        if (this.streams.has(message.u)) this.sync(message.u);
+        return;
+      case "p":
+        void this.announcePost(message.p, message.a).catch((error: unknown) =>
+          logger.error({ err: error }, "could not announce a new post"),
+        );
+        return;
+      case "s":
+        for (const stream of this.streams.get(message.u) ?? []) stream.end();
+        this.streams.delete(message.u);
+        return;
+    }
+  }
+
+  /**
+   * Sends a person's streams what they have not had yet, and the unread count. Runs once at a
+   * time per person; a change arriving meanwhile triggers one more round.
+   */
+  sync(userId: string): Promise<void> {
+    const running = this.syncing.get(userId);
+    if (running) {
+      this.dirty.add(userId);
+      return running;
+    }
+    const run = (async () => {
+      try {
+        do {
+          this.dirty.delete(userId);
+          await this.syncOnce(userId);
+        } while (this.dirty.has(userId));
+      } catch (error) {
+        logger.error({ err: error, userId }, "live sync failed");
+      } finally {
+        this.syncing.delete(userId);
+      }
+    })();
+    this.syncing.set(userId, run);
+    return run;
+  }
+
+  private async syncOnce(userId: string): Promise<void> {
+    const streams = () => [...(this.streams.get(userId) ?? [])];
+    if (streams().length === 0) return;
+    for (let round = 0; round < SYNC_ROUNDS; round++) {
+      const from = Math.min(...streams().map((s) => s.lastSeq));
+      const rows: NotificationView[] = await notificationsAfter({
+        recipientId: userId,
+        afterSeq: from,
+        limit: SYNC_BATCH,
+      });
+      for (const stream of streams()) {
+        for (const view of rows) {
+          if (view.seq <= stream.lastSeq) continue;
+          stream.write(formatEvent({ type: "notification", data: view }, view.seq));
+          stream.lastSeq = view.seq;
+        }
+      }
+      if (rows.length < SYNC_BATCH) break;
+    }
+    const count = await unreadCount(userId);
+    const frame = formatEvent({ type: "unread", data: { count } });
+    for (const stream of streams()) stream.write(frame);
+  }
+
+  /**
+   * A new post: tells each connected person it reaches (their "Following" timeline, or the
+   * "Everyone" tab for a public post), in one query for all of them. Not its author.
+   */
+  private async announcePost(postId: string, authorId: string): Promise<void> {
+    const userIds = [...this.streams.keys()].filter((id) => id !== authorId);
+    if (userIds.length === 0) return;
+    const rows = rowsOf<{ user_id: string; following: boolean; everyone: boolean }>(
+      await getDb().execute(sql`
+        select v.user_id,
+          exists (select 1 from ${homeTimeline} t
+            where t.user_id = v.user_id and t.post_id = p.id) as following,
+          (p.audience = 'everyone' and not ${blockedBetween(sql`v.user_id`, sql`p.author_id`)}) as everyone
+        from ${profiles} v
+        cross join ${posts} p
+        where p.id = ${postId} and ${inArray(sql`v.user_id`, userIds)}`),
+    );
+    for (const row of rows) {
+      if (!row.following && !row.everyone) continue;
+      const frame = formatEvent({
+        type: "post",
+        data: { postId, following: row.following, everyone: row.everyone },
+      });
+      for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
+    }
+  }
+}
+
+const HUB_KEY = Symbol.for("soundtrail.liveHub");
+type GlobalWithHub = typeof globalThis & { [HUB_KEY]?: LiveHub };
+
+/** This process's hub (one per app instance). */
+export function getLiveHub(): LiveHub | undefined {
+  return (globalThis as GlobalWithHub)[HUB_KEY];
+}
+
+export async function startLiveHub(handle: DatabaseHandle): Promise<LiveHub> {
+  await stopLiveHub();
+  const hub = new LiveHub();
+  await hub.start(handle);
+  (globalThis as GlobalWithHub)[HUB_KEY] = hub;
+  return hub;
+}
+
+export async function stopLiveHub(): Promise<void> {
+  const hub = getLiveHub();
+  (globalThis as GlobalWithHub)[HUB_KEY] = undefined;
+  await hub?.stop();
+}

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb, setDatabase } from "~/db/client.server";
+import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
+import { followUser } from "~/features/follows/follows.server";
+import { likePost } from "~/features/likes/likes.server";
+import { markAllRead } from "~/features/notifications/notifications.server";
+import { createTestUser } from "../../../tests/support/factories";
+import { createTestPost } from "../../../tests/support/social-factories";
+import { publishLive } from "./bus.server";
+import { type LiveHub, type LiveStream, startLiveHub, stopLiveHub } from "./hub.server";
+import { parseEventStream } from "./live-client";
+
+let testDb: TestDatabase;
+let hub: LiveHub;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  setDatabase(testDb);
+  hub = await startLiveHub(testDb);
+});
+
+afterAll(async () => {
+  await stopLiveHub();
+  setDatabase(undefined);
+  await testDb.destroy();
+});
+
+/** A stream as the SSE route makes one, keeping what it was sent (parsed as a browser would). */
+function openStream(userId: string, lastSeq: number) {
+  let raw = "";
+  let ended = false;
+  const stream: LiveStream = {
+    userId,
+    lastSeq,
+    write(frame) {
+      raw += frame;
+    },
+    end() {
+      ended = true;
+      hub.remove(stream);
+    },
+  };
+  hub.add(stream);
+  return {
+    stream,
+    events: () => parseEventStream(raw).events.map((e) => ({ ...e, data: JSON.parse(e.data) })),
+    isEnded: () => ended,
+  };
+}
+
+async function until(check: () => boolean, what: string) {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
+  it("pushes a committed notification with its seq as the event id, and the unread count", async () => {
+    const ana = await createTestUser({ displayName: "Ana" });
+    const ben = await createTestUser({ displayName: "Ben" });
+    const post = await createTestPost(ana.id, { title: "Teardrop" });
+    const client = openStream(ana.id, 0);
+    await until(() => client.events().some((e) => e.event === "unread"), "the first unread count");
+    expect(client.events()[0]?.event).toBe("ready");
+
+    await likePost({ viewerId: ben.id, postId: post });
+    await until(() => client.events().some((e) => e.event === "notification"), "the like");
+    const like = client.events().find((e) => e.event === "notification");
+    expect(like?.data.kind).toBe("like");
+    expect(like?.data.actors[0].displayName).toBe("Ben");
+    expect(like?.id).toBe(String(like?.data.seq));
+    await until(() => client.events().at(-1)?.data.count === 1, "unread 1");
+
+    await markAllRead(ana.id);
+    await until(() => client.events().at(-1)?.data.count === 0, "unread 0 after reading");
+    client.stream.end();
+  });
+
+  it("sends nothing for a change that rolled back", async () => {
+    const ana = await createTestUser();
+    const client = openStream(ana.id, 0);
+    await until(() => client.events().some((e) => e.event === "unread"), "ready");
+    const before = client.events().length;
+    await getDb()
+      .transaction(async (tx) => {
+        await publishLive(tx, { t: "n", u: ana.id });
+        throw new Error("roll back");
+      })
+      .catch(() => {});
+    // A committed message afterwards proves the channel works and that the first never came.
+    await getDb().transaction((tx) => publishLive(tx, { t: "n", u: ana.id }));
+    await until(() => client.events().length === before + 1, "the committed message");
+    expect(
+      client
+        .events()
+        .slice(before)
+        .map((e) => e.event),
+    ).toEqual(["unread"]);
+    client.stream.end();
+  });
+
+  it("catches a reconnecting stream up from its last event id, without repeats", async () => {
+    const ana = await createTestUser();
+    const fans = await Promise.all([1, 2, 3].map(() => createTestUser()));
+    const posts = [
+      await createTestPost(ana.id),
+      await createTestPost(ana.id),
+      await createTestPost(ana.id),
+    ];
+    const first = openStream(ana.id, 0);
+    await likePost({ viewerId: fans[0]?.id as string, postId: posts[0] as string });
+    await until(() => first.events().some((e) => e.event === "notification"), "first like");
+    const lastId = Number(first.events().find((e) => e.event === "notification")?.id);
+    first.stream.end();
+
+    // While away: two more.
+    await likePost({ viewerId: fans[1]?.id as string, postId: posts[1] as string });
+    await likePost({ viewerId: fans[2]?.id as string, postId: posts[2] as string });
+
+    const again = openStream(ana.id, lastId);
+    await until(() => again.events().some((e) => e.event === "unread"), "the catch-up");
+    const caught = again.events().filter((e) => e.event === "notification");
+    expect(caught.map((e) => e.data.post.id)).toEqual([posts[1], posts[2]]);
+    expect(caught.every((e) => Number(e.id) > lastId)).toBe(true);
+    again.stream.end();
+  });
+
+  it("tells followers of a new post for their Following tab, everyone for a public one, not the author", async () => {
+    const ana = await createTestUser();
+    const fan = await createTestUser();
+    const stranger = await createTestUser();
+    await followUser({ viewerId: fan.id, targetId: ana.id });
+    const author = openStream(ana.id, 0);
+    const follower = openStream(fan.id, 0);
+    const other = openStream(stranger.id, 0);
+    const publicPost = await createTestPost(ana.id, { audience: "everyone" });
+    const followersPost = await createTestPost(ana.id, { audience: "followers" });
+    const posts = (c: ReturnType<typeof openStream>) =>
+      c
+        .events()
+        .filter((e) => e.event === "post")
+        .map((e) => e.data);
+    await until(() => posts(follower).length === 2, "both posts for the follower");
+    await until(() => posts(other).length === 1, "the public post for a stranger");
+    expect(posts(follower)).toEqual([
+      { postId: publicPost, following: true, everyone: true },
+      { postId: followersPost, following: true, everyone: false },
+    ]);
+    expect(posts(other)).toEqual([{ postId: publicPost, following: false, everyone: true }]);
+    expect(posts(author)).toEqual([]);
+    for (const c of [author, follower, other]) c.stream.end();
+  });
+
+  it("ends a person's streams when their sessions end (ban, sign out everywhere)", async () => {
+    const ana = await createTestUser();
+    const ben = await createTestUser();
+    const a = openStream(ana.id, 0);
+    const b = openStream(ben.id, 0);
+    await publishLive(getDb(), { t: "s", u: ana.id });
+    await until(() => a.isEnded(), "Ana's stream to end");
+    expect(b.isEnded()).toBe(false);
+    b.stream.end();
+  });
+
+  it("ends every stream and refuses new ones when draining", async () => {
+    const ana = await createTestUser();
+    const a = openStream(ana.id, 0);
+    expect(hub.size).toBeGreaterThan(0);
+    hub.drain();
+    expect(a.isEnded()).toBe(true);
+    const late = openStream(ana.id, 0);
+    expect(late.isEnded()).toBe(true);
+    expect(hub.size).toBe(0);
+  });
+});

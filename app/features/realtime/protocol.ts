@@ -1,0 +1,18 @@
+import type { NotificationView } from "~/features/notifications/types";
+
+/** Spec §9: the server sends a heartbeat every 30 s … */
+export const HEARTBEAT_MS = 30_000;
+/** … and 10 s of silence beyond what is expected counts as a failed connection. */
+export const SILENCE_TIMEOUT_MS = 10_000;
+/** Reconnect after 1, 2 and 5 s, then every 10 s. */
+export const RECONNECT_DELAYS_MS = [1_000, 2_000, 5_000, 10_000] as const;
+
+/** The events of `/api/events`, by name, with what their `data` holds. */
+export type LiveEvent =
+  | { type: "ready"; data: { heartbeatMs: number } }
+  | { type: "heartbeat"; data: { at: number } }
+  | { type: "notification"; data: NotificationView }
+  | { type: "unread"; data: { count: number } }
+  | { type: "post"; data: { postId: string; following: boolean; everyone: boolean } };
+
+export type LiveEventType = LiveEvent["type"];

@@ -1,0 +1,27 @@
+import { useEffect, useRef } from "react";
+import type { FetcherWithComponents } from "react-router";
+import { showToast } from "~/components/ui/toaster";
+
+/** The body of a fetcher action's answer (see app/lib/action-response.server.ts). */
+export type FetcherOutcome<T extends object> = ({ ok: true } & T) | { ok: false; message: string };
+
+/**
+ * Calls `onSuccess` once per successful answer, and shows a toast titled `failureTitle` once
+ * per refusal (the optimistic state then falls back to the last confirmed one by itself).
+ */
+export function useFetcherOutcome<T extends object>(
+  fetcher: FetcherWithComponents<FetcherOutcome<T> | undefined>,
+  failureTitle: string,
+  onSuccess?: (data: { ok: true } & T) => void,
+) {
+  const handled = useRef<unknown>(null);
+  const onSuccessRef = useRef(onSuccess);
+  onSuccessRef.current = onSuccess;
+  useEffect(() => {
+    const data = fetcher.data;
+    if (fetcher.state !== "idle" || !data || handled.current === data) return;
+    handled.current = data;
+    if (data.ok) onSuccessRef.current?.(data);
+    else showToast({ type: "error", title: failureTitle, description: data.message });
+  }, [fetcher.state, fetcher.data, failureTitle]);
+}

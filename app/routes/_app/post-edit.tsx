@@ -1,0 +1,81 @@
+import { ArrowLeft } from "lucide-react";
+import { data, Link } from "react-router";
+import { PageHeader } from "~/components/ui/page-header";
+import { Composer } from "~/features/posts/components/composer";
+import { parsePostForm } from "~/features/posts/post-form.server";
+import { getOwnPost, updatePost } from "~/features/posts/posts.server";
+import { isAppError } from "~/lib/errors";
+import { requireUser } from "~/lib/guards.server";
+import { redirectWithToast } from "~/lib/toast.server";
+import type { Route } from "./+types/post-edit";
+
+export const meta: Route.MetaFunction = () => [{ title: "Edit post · Soundtrail" }];
+
+async function ownPostOr404(viewerId: string, postId: string, request: Request) {
+  try {
+    return await getOwnPost({ viewerId, postId });
+  } catch (error) {
+    if (isAppError(error)) {
+      throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 });
+    }
+    throw error;
+  }
+}
+
+export async function loader({ params, request, context }: Route.LoaderArgs) {
+  const viewer = requireUser(context, request);
+  const post = await ownPostOr404(viewer.id, params.id, request);
+  return { post };
+}
+
+export async function action({ params, request, context }: Route.ActionArgs) {
+  const viewer = requireUser(context, request);
+  await ownPostOr404(viewer.id, params.id, request);
+  const parsed = await parsePostForm(request);
+  if (!parsed.ok) {
+    return data({ errors: parsed.errors, values: parsed.values }, { status: 400 });
+  }
+  await updatePost({
+    viewerId: viewer.id,
+    postId: params.id,
+    input: parsed.input,
+    image: parsed.image,
+    removeImage: parsed.removeImage,
+  });
+  return redirectWithToast(`/post/${params.id}`, { type: "success", title: "Post updated" });
+}
+
+export default function EditPost({ loaderData, actionData }: Route.ComponentProps) {
+  const { post } = loaderData;
+  const values = actionData?.values ?? {
+    kind: post.kind,
+    title: post.title,
+    artist: post.artist ?? "",
+    album: post.album ?? "",
+    linkUrl: post.linkUrl ?? "",
+    note: post.note,
+    mood: post.mood ?? "",
+    audience: post.audience,
+  };
+  return (
+    <>
+      <p className="mb-4">
+        <Link
+          to={`/post/${post.id}`}
+          className="inline-flex items-center gap-1 text-sm font-medium text-muted-foreground hover:text-foreground"
+        >
+          <ArrowLeft aria-hidden="true" className="size-4" />
+          Back to the post
+        </Link>
+      </p>
+      <PageHeader title="Edit post">Change what it says or who can see it.</PageHeader>
+      <Composer
+        action={`/post/${post.id}/edit`}
+        mode="edit"
+        errors={actionData?.errors}
+        values={values}
+        currentImage={post.image}
+      />
+    </>
+  );
+}

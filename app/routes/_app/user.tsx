@@ -1,0 +1,59 @@
+import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { ProfileView } from "~/features/people/components/profile-view";
+import { loadProfilePage } from "~/features/people/profile-page.server";
+import { getEnv } from "~/lib/env.server";
+import { getViewer } from "~/lib/guards.server";
+import type { Route } from "./+types/user";
+
+export const meta: Route.MetaFunction = ({ data: loaderData }) => {
+  if (!loaderData) return [{ title: "Profile not found · Soundtrail" }];
+  const { profile, canonicalUrl } = loaderData;
+  const title = `${profile.displayName} (@${profile.username}) · Soundtrail`;
+  const description =
+    profile.bio.slice(0, 200) || `${profile.displayName} shares their music journey on Soundtrail.`;
+  return [
+    { title },
+    { name: "description", content: description },
+    { tagName: "link", rel: "canonical", href: canonicalUrl },
+    { property: "og:type", content: "profile" },
+    { property: "og:title", content: title },
+    { property: "og:description", content: description },
+    { property: "og:url", content: canonicalUrl },
+  ];
+};
+
+/** `/u/:username`: anybody's profile, showing only what the viewer may see. */
+export async function loader({ params, context, request }: Route.LoaderArgs) {
+  const viewer = getViewer(context);
+  const cursor = new URL(request.url).searchParams.get("cursor");
+  const page = await loadProfilePage({
+    viewerId: viewer?.id ?? null,
+    username: params.username,
+    cursor,
+  });
+  if (!page) throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 });
+  const base = getEnv().BASE_URL.replace(/\/$/, "");
+  return {
+    ...page,
+    viewerId: viewer?.id ?? null,
+    canonicalUrl: `${base}/u/${page.profile.username}`,
+  };
+}
+
+export function shouldRevalidate({
+  formAction,
+  defaultShouldRevalidate,
+}: ShouldRevalidateFunctionArgs) {
+  if (formAction === "/api/like" || formAction === "/api/report") return false;
+  return defaultShouldRevalidate;
+}
+
+export default function UserProfile({ loaderData }: Route.ComponentProps) {
+  return (
+    <ProfileView
+      data={loaderData}
+      viewerId={loaderData.viewerId}
+      basePath={`/u/${loaderData.profile.username}`}
+    />
+  );
+}

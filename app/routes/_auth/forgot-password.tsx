@@ -1,0 +1,87 @@
+import { MailCheck } from "lucide-react";
+import { data, Form, Link, useNavigation } from "react-router";
+import { z } from "zod";
+import { AuthCard } from "~/components/layout/auth-card";
+import { Button } from "~/components/ui/button";
+import { Field, FormErrors } from "~/components/ui/field";
+import { failureInit } from "~/features/auth/accounts.server";
+import { requestPasswordReset } from "~/features/auth/recovery.server";
+import { formValues } from "~/features/auth/schemas";
+import type { Route } from "./+types/forgot-password";
+
+export const meta: Route.MetaFunction = () => [{ title: "Reset your password · Soundtrail" }];
+
+export function loader() {
+  return null;
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  const { email } = formValues(await request.formData());
+  if (!email || !z.email().safeParse(email.trim()).success) {
+    return data(
+      {
+        sent: false,
+        email: email ?? "",
+        errors: { email: ["Enter the e-mail address of your account."] } as Record<
+          string,
+          string[]
+        >,
+      },
+      { status: 400 },
+    );
+  }
+  const result = await requestPasswordReset({ email: email.trim(), headers: request.headers });
+  if (!result.ok)
+    return data(
+      { sent: false, email, errors: result.errors as Record<string, string[]> },
+      failureInit(result),
+    );
+  return { sent: true, email: email.trim(), errors: {} as Record<string, string[]> };
+}
+
+export default function ForgotPassword({ actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  if (actionData?.sent) {
+    return (
+      <AuthCard title="Check your inbox" description="Almost there.">
+        <div
+          role="status"
+          className="flex gap-3 rounded-lg border border-border bg-muted p-4 text-sm"
+        >
+          <MailCheck aria-hidden="true" className="size-5 shrink-0 text-primary" />
+          <p>
+            If <strong>{actionData.email}</strong> belongs to an account, we have sent it a link to
+            choose a new password. It works once, for one hour.
+          </p>
+        </div>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard
+      title="Reset your password"
+      description="We'll e-mail you a link to choose a new one."
+      footer={
+        <Link to="/auth/login" className="font-medium text-primary underline">
+          Back to sign in
+        </Link>
+      }
+    >
+      <Form method="post" className="flex flex-col gap-4" noValidate>
+        <FormErrors errors={actionData?.errors.form} />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={actionData?.email}
+          errors={actionData?.errors.email}
+        />
+        <Button type="submit" disabled={navigation.state === "submitting"}>
+          Send me a link
+        </Button>
+      </Form>
+    </AuthCard>
+  );
+}

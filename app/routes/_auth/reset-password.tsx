@@ -1,0 +1,68 @@
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { AuthCard } from "~/components/layout/auth-card";
+import { Button } from "~/components/ui/button";
+import { Field, FormErrors } from "~/components/ui/field";
+import { failureInit } from "~/features/auth/accounts.server";
+import { resetPassword } from "~/features/auth/recovery.server";
+import { formValues } from "~/features/auth/schemas";
+import { redirectWithToast } from "~/lib/toast.server";
+import type { Route } from "./+types/reset-password";
+
+export const meta: Route.MetaFunction = () => [{ title: "Choose a new password · Soundtrail" }];
+
+export function loader({ request }: Route.LoaderArgs) {
+  const token = new URL(request.url).searchParams.get("token");
+  if (!token) throw redirect("/auth/forgot-password");
+  return { token };
+}
+
+export async function action({ request }: Route.ActionArgs) {
+  const { token, password } = formValues(await request.formData());
+  if (!password) {
+    return data(
+      { errors: { password: ["Choose a new password."] } as Partial<Record<string, string[]>> },
+      { status: 400 },
+    );
+  }
+  const result = await resetPassword({ token: token ?? "", password, headers: request.headers });
+  if (!result.ok) return data({ errors: result.errors }, failureInit(result));
+  return redirectWithToast("/auth/login", {
+    type: "success",
+    title: "Password changed",
+    description: "Sign in with your new password. Every other device was signed out.",
+  });
+}
+
+export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const isLinkBad = Boolean(actionData?.errors.form);
+  return (
+    <AuthCard
+      title="Choose a new password"
+      description="Setting it signs you out on every other device."
+    >
+      <Form method="post" className="flex flex-col gap-4" noValidate>
+        <FormErrors errors={actionData?.errors.form} />
+        {isLinkBad ? (
+          <Link to="/auth/forgot-password" className="font-medium text-primary underline">
+            Send me a new link
+          </Link>
+        ) : null}
+        <input type="hidden" name="token" value={loaderData.token} />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+          hint="At least 10 characters, mixing letters with digits or symbols."
+          errors={actionData?.errors.password}
+        />
+        <Button type="submit" disabled={navigation.state === "submitting"}>
+          Save new password
+        </Button>
+      </Form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,108 @@
+import { data, Form, redirect, useNavigation } from "react-router";
+import { z } from "zod";
+import { AuthCard } from "~/components/layout/auth-card";
+import { Button } from "~/components/ui/button";
+import { Field, FormErrors } from "~/components/ui/field";
+import { failureInit } from "~/features/auth/accounts.server";
+import { upgradeGuest } from "~/features/auth/guest.server";
+import { fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
+import { requireUser } from "~/lib/guards.server";
+import { redirectWithToast } from "~/lib/toast.server";
+import type { Route } from "./+types/upgrade";
+
+export const meta: Route.MetaFunction = () => [{ title: "Save your account · Soundtrail" }];
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  const viewer = requireUser(context, request);
+  if (!viewer.isGuest) throw redirect("/settings");
+  return { username: viewer.username };
+}
+
+const upgradeSchema = signupSchema.refine((v) => Boolean(v.email), {
+  path: ["email"],
+  message: "Enter your e-mail address.",
+});
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const viewer = requireUser(context, request);
+  const values = formValues(await request.formData());
+  const echo = {
+    email: values.email ?? "",
+    username: values.username ?? "",
+    displayName: values.displayName ?? "",
+  };
+  const parsed = upgradeSchema.safeParse(values);
+  if (!parsed.success) {
+    return data({ errors: fieldErrors(parsed.error), values: echo }, { status: 400 });
+  }
+  const email = z.string().parse(parsed.data.email);
+  const result = await upgradeGuest({
+    userId: viewer.id,
+    email,
+    password: parsed.data.password as string,
+    username: parsed.data.username,
+    displayName: parsed.data.displayName,
+    headers: request.headers,
+  });
+  if (!result.ok) return data({ errors: result.errors, values: echo }, failureInit(result));
+  // Not a page of its own: once saved, this is no longer a guest and the loader would move on.
+  return redirectWithToast("/feed", {
+    type: "success",
+    title: "Your account is saved",
+    description: `Everything you shared stays. Open the link we sent to ${email} to confirm it.`,
+  });
+}
+
+export default function Upgrade({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const errors = actionData?.errors;
+  return (
+    <AuthCard
+      title="Save your account"
+      description="Add an e-mail and a password. Your posts, likes and follows stay as they are."
+    >
+      <Form method="post" className="flex flex-col gap-4" noValidate>
+        <FormErrors errors={errors?.form} />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={actionData?.values.email}
+          errors={errors?.email}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+          hint="At least 10 characters, mixing letters with digits or symbols."
+          errors={errors?.password}
+        />
+        <Field
+          label="Username"
+          name="username"
+          autoComplete="username"
+          required
+          pattern="[A-Za-z0-9_.]{3,30}"
+          defaultValue={actionData?.values.username ?? loaderData.username}
+          errors={errors?.username}
+        />
+        <Field
+          label="Display name"
+          name="displayName"
+          autoComplete="name"
+          required
+          defaultValue={actionData?.values.displayName}
+          errors={errors?.displayName}
+        />
+        <Button type="submit" disabled={navigation.state === "submitting"}>
+          Save my account
+        </Button>
+      </Form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,60 @@
+import { data } from "react-router";
+import { sendEmailBatch } from "~/features/admin/email.server";
+import { AdminError } from "~/features/admin/errors";
+import {
+  describeIssues,
+  MAX_BATCH_REQUEST_BYTES,
+  sendEmailBatchSchema,
+} from "~/features/admin/schemas";
+import { requireAdminApi } from "~/lib/guards.server";
+import type { Route } from "./+types/send-email-batch";
+
+export function loader() {
+  throw data(
+    { error: "Use POST to send a batch of e-mails." },
+    { status: 405, headers: { Allow: "POST" } },
+  );
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get("Content-Length") ?? "0");
+  if (declared > MAX_BATCH_REQUEST_BYTES) {
+    throw data({ error: "The request is too large." }, { status: 413 });
+  }
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_BATCH_REQUEST_BYTES) {
+    throw data({ error: "The request is too large." }, { status: 413 });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw data({ error: "The body is not valid JSON." }, { status: 400 });
+  }
+}
+
+/**
+ * `POST /api/send-email-batch` (spec §7), admin only: `{ campaignId, emails: [{ from,
+ * to: [address], subject, html }] }`, at most 100 mails; answers one result per mail.
+ */
+export async function action({ request, context }: Route.ActionArgs) {
+  const viewer = requireAdminApi(context);
+  if (request.method !== "POST") {
+    throw data(
+      { error: "Use POST to send a batch of e-mails." },
+      { status: 405, headers: { Allow: "POST" } },
+    );
+  }
+  const parsed = sendEmailBatchSchema.safeParse(await readJson(request));
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error);
+    throw data({ error: issues[0], issues }, { status: 400 });
+  }
+  try {
+    return await sendEmailBatch({ actorId: viewer.id, ...parsed.data });
+  } catch (error) {
+    if (error instanceof AdminError) {
+      throw data({ error: error.message, issues: [error.message] }, { status: error.status });
+    }
+    throw error;
+  }
+}

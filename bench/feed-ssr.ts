@@ -1,0 +1,197 @@
+import autocannon from "autocannon";
+import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";
+import {
+  ensureBuild,
+  PORTS,
+  type RunningServer,
+  seedDemo,
+  serverEnv,
+  startServer,
+  tempDataDir,
+} from "./lib/server";
+
+/**
+ * ARCHITECTURE §9: SSR of `/feed` (20 posts, signed in, PGlite) ≥ 0.6× the req/s of a
+ * no-database fixture route rendering the same amount of HTML, at 10 and 50 connections;
+ * p99 ≤ 2.5× p50 at 50.
+ */
+
+const DEMO_EMAIL = "ana_rivera@demo.soundtrail.test";
+const DEMO_PASSWORD = "Soundtrail-demo-2025";
+const CONNECTIONS = [10, 50] as const;
+const RATIO_BUDGET = 0.6;
+const TAIL_BUDGET = 2.5;
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Connection errors and timeouts (60 s): reported, and they lower req/s. */
+  errors: number;
+}
+
+/** One autocannon run; latencies are kept per response (autocannon's own histogram is whole ms). */
+async function load(
+  url: string,
+  options: { connections: number; seconds: number; cookie?: string },
+): Promise<Load> {
+  const latencies: number[] = [];
+  let bad = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url,
+        connections: options.connections,
+        duration: options.seconds,
+        pipelining: 1,
+        // A slow answer is a latency to report, not an error: the default 10 s would drop them.
+        timeout: 60,
+        headers: options.cookie ? { cookie: options.cookie } : {},
+      },
+      (error, res) => (error ? reject(error) : resolve(res)),
+    );
+    // autocannon emits (client, statusCode, bytes, responseTime); its typings leave out client.
+    instance.on("response", (...args: unknown[]) => {
+      const status = args[1] as number;
+      if (status >= 200 && status < 300) latencies.push(args[3] as number);
+      else bad++;
+    });
+  });
+  // A non-2xx answer means a lost session or a broken page: the numbers would be meaningless.
+  if (bad > 0) {
+    throw new Error(`${url} at ${options.connections} connections: ${bad} non-2xx responses`);
+  }
+  const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+  return {
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    requests: latencies.length,
+    errors: result.errors,
+  };
+}
+
+async function signIn(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/auth/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Origin: baseUrl, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ intent: "password", email: DEMO_EMAIL, password: DEMO_PASSWORD }),
+  });
+  const cookies = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0] ?? "")
+    // The session only: a flash-toast cookie would make every response clear it again.
+    .filter((c) => /^(?:__Secure-)?soundtrail\.session/.test(c));
+  if (response.status >= 400 || cookies.length === 0) {
+    throw new Error(`signing in as ${DEMO_EMAIL} failed (HTTP ${response.status})`);
+  }
+  return cookies.join("; ");
+}
+
+/** Fetches a page once and checks it is the 20-post feed markup. */
+async function inspect(url: string, cookie?: string): Promise<{ bytes: number; posts: number }> {
+  const response = await fetch(url, { headers: cookie ? { cookie } : {}, redirect: "manual" });
+  const html = await response.text();
+  const posts = html.match(/<article /g)?.length ?? 0;
+  if (response.status !== 200 || posts !== 20 || !html.includes("Your feed")) {
+    throw new Error(
+      `${url}: HTTP ${response.status}, ${posts} posts — expected the signed-in feed with 20`,
+    );
+  }
+  return { bytes: Buffer.byteLength(html), posts };
+}
+
+export async function benchFeedSsr(): Promise<StepOutcome> {
+  const seconds = Number(process.env.BENCH_DURATION ?? 20);
+  await ensureBuild();
+  const data = tempDataDir("ssr");
+  const env = serverEnv({
+    port: PORTS.feedSsr,
+    dataDir: data.dir,
+    extra: { SOUNDTRAIL_BENCH: "1" },
+  });
+  let server: RunningServer | null = null;
+  try {
+    log("feed-ssr: seeding the demo community (npm run seed) …");
+    await seedDemo(env);
+    server = await startServer(env);
+    const base = server.baseUrl;
+    const cookie = await signIn(base);
+    const feedUrl = `${base}/feed`;
+    const fixtureUrl = `${base}/bench/fixture`;
+    const feedPage = await inspect(feedUrl, cookie);
+    const fixturePage = await inspect(fixtureUrl);
+    await inspect(fixtureUrl, cookie);
+
+    log("feed-ssr: warming up …");
+    await load(feedUrl, { connections: 10, seconds: 3, cookie });
+    await load(fixtureUrl, { connections: 10, seconds: 3 });
+    await load(fixtureUrl, { connections: 10, seconds: 3, cookie });
+
+    const rows: BudgetRow[] = [];
+    const notes: string[] = [];
+    let feed50: Load | null = null;
+    let fixture50: Load | null = null;
+    for (const connections of CONNECTIONS) {
+      log(`feed-ssr: ${connections} connections, ${seconds} s per target …`);
+      const feed = await load(feedUrl, { connections, seconds, cookie });
+      const fixture = await load(fixtureUrl, { connections, seconds });
+      const fixtureSignedIn = await load(fixtureUrl, { connections, seconds, cookie });
+      const ratio = feed.rps / fixture.rps;
+      const ratioSignedIn = feed.rps / fixtureSignedIn.rps;
+      rows.push({
+        step: "feed-ssr",
+        metric: `req/s /feed ÷ fixture (no cookie), ${connections} conn`,
+        measured: `${ratio.toFixed(2)} (${feed.rps.toFixed(0)} ÷ ${fixture.rps.toFixed(0)})`,
+        budget: `≥ ${RATIO_BUDGET}`,
+        pass: ratio >= RATIO_BUDGET,
+      });
+      rows.push({
+        step: "feed-ssr",
+        metric: `req/s /feed ÷ fixture (with cookie), ${connections} conn`,
+        measured: `${ratioSignedIn.toFixed(2)} (${feed.rps.toFixed(0)} ÷ ${fixtureSignedIn.rps.toFixed(0)})`,
+        budget: "—",
+        pass: null,
+      });
+      notes.push(
+        `${connections} conn: /feed ${feed.rps.toFixed(1)} req/s p50 ${ms(feed.p50)} p99 ${ms(feed.p99)} (${feed.requests} req${feed.errors ? `, ${feed.errors} errors/timeouts` : ""}); ` +
+          `fixture ${fixture.rps.toFixed(1)} req/s p50 ${ms(fixture.p50)} p99 ${ms(fixture.p99)}${fixture.errors ? ` (${fixture.errors} errors/timeouts)` : ""}; ` +
+          `fixture+cookie ${fixtureSignedIn.rps.toFixed(1)} req/s p50 ${ms(fixtureSignedIn.p50)} p99 ${ms(fixtureSignedIn.p99)}`,
+      );
+      if (connections === 50) {
+        feed50 = feed;
+        fixture50 = fixture;
+      }
+    }
+    if (feed50 && fixture50) {
+      const tail = feed50.p99 / feed50.p50;
+      rows.push({
+        step: "feed-ssr",
+        metric: "/feed p99 ÷ p50, 50 conn",
+        measured: `${tail.toFixed(2)} (${ms(feed50.p99)} ÷ ${ms(feed50.p50)})`,
+        budget: `≤ ${TAIL_BUDGET}`,
+        pass: tail <= TAIL_BUDGET,
+      });
+      rows.push({
+        step: "feed-ssr",
+        metric: "fixture p99 ÷ p50, 50 conn",
+        measured: `${(fixture50.p99 / fixture50.p50).toFixed(2)} (${ms(fixture50.p99)} ÷ ${ms(fixture50.p50)})`,
+        budget: "—",
+        pass: null,
+      });
+    }
+    notes.unshift(
+      `HTML: /feed ${feedPage.bytes} B, /bench/fixture ${fixturePage.bytes} B (${((fixturePage.bytes / feedPage.bytes) * 100).toFixed(0)}% of /feed), 20 posts each; ` +
+        `/feed signed in as ${DEMO_EMAIL} on the seeded demo community (PGlite); ` +
+        "the budget compares with the fixture requested WITHOUT the session cookie (no SQL at all); " +
+        "'with cookie' adds the root middleware's session read (2 statements) to the fixture too. " +
+        `${seconds} s per target after a 3 s warm-up, one keep-alive connection each, sequential targets.`,
+    );
+    return { step: "feed-ssr", rows, notes, seconds: 0 };
+  } finally {
+    await server?.stop();
+    data.cleanup();
+  }
+}
