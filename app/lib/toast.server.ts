@@ -1,8 +1,17 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { redirect } from "react-router";
+import { z } from "zod";
 import { parseCookies, serializeCookie } from "./cookies.server";
 import { getEnv, resolveAuthSecret } from "./env.server";
-import { FLASH_COOKIE, type ToastMessage, toastSchema } from "./toast";
+import { FLASH_COOKIE, type ToastMessage } from "./toast";
+
+/** A flashed toast: what the cookie may carry (it is signed, but checked all the same). */
+const toastSchema = z.object({
+  id: z.string().max(64).optional(),
+  type: z.enum(["info", "success", "warning", "error"]).default("info"),
+  title: z.string().min(1).max(140),
+  description: z.string().max(500).optional(),
+}) satisfies z.ZodType<ToastMessage, unknown>;
 
 function sign(payload: string): string {
   const secret = resolveAuthSecret(getEnv());

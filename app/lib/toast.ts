@@ -1,13 +1,16 @@
-import { z } from "zod";
+// Shared by the browser and the server, so no zod here: the schema that checks a flashed toast
+// lives in toast.server.ts and stays out of every page's JavaScript.
 
-export const toastSchema = z.object({
-  id: z.string().max(64).optional(),
-  type: z.enum(["info", "success", "warning", "error"]).default("info"),
-  title: z.string().min(1).max(140),
-  description: z.string().max(500).optional(),
-});
+export type ToastType = "info" | "success" | "warning" | "error";
 
-export type ToastMessage = z.input<typeof toastSchema>;
+/** A toast as the server flashes it to the next page, or as a component shows it. */
+export interface ToastMessage {
+  id?: string;
+  type?: ToastType;
+  title: string;
+  description?: string;
+}
+
 export const FLASH_COOKIE = "st_flash";
 /** Spec §9: toasts close after 5000 ms unless hovered. */
 export const TOAST_TIMEOUT_MS = 5000;

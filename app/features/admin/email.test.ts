@@ -24,8 +24,9 @@ import {
   sendEmailBatch,
 } from "./email.server";
 import { htmlToText, senderAddress, withUnsubscribeFooter } from "./email-content";
+import { MAX_HTML_LENGTH } from "./limits";
 import { applyPlaceholders, displayNameFor, usernameFor } from "./placeholders";
-import { MAX_HTML_LENGTH, type SendEmailBatchResponse } from "./schemas";
+import type { SendEmailBatchResponse } from "./schemas";
 
 let testDb: TestDatabase;
 let sink: Awaited<ReturnType<typeof startSmtpSink>>;

@@ -16,7 +16,6 @@ export function normalizePhone(input: string): string | null {
   return /^\+[1-9]\d{6,14}$/.test(phone) ? phone : null;
 }
 
-export const PHONE_HINT = "In international form, e.g. +49 151 23456789.";
 const INVALID_PHONE =
   "Enter a phone number in international form, starting with + and the country code.";
 

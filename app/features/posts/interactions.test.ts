@@ -22,8 +22,9 @@ import { reportComment, reportPost } from "~/features/reports/reports.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost, postInput } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
+import { REPORT_REASON_KEYS } from "./constants";
 import { deletePost, getPost, suggestMusic, updatePost } from "./posts.server";
-import { postInputSchema, REPORT_REASON_KEYS } from "./schemas";
+import { postInputSchema } from "./schemas";
 
 withTestDatabase();
 

@@ -6,6 +6,7 @@ import {
   MUSIC_FIELD_MAX_LENGTH,
   NOTE_MAX_LENGTH,
   POST_KINDS,
+  REPORT_REASON_KEYS,
 } from "./constants";
 
 const optionalText = (max: number, label: string) =>
@@ -90,22 +91,6 @@ export const commentInputSchema = z.object({
       `Keep comments under ${COMMENT_MAX_LENGTH.toLocaleString("en")} characters.`,
     ),
 });
-
-export const REPORT_REASON_LABELS = {
-  spam: "Spam or scam",
-  harassment: "Harassment or bullying",
-  hate: "Hate speech",
-  sexual: "Sexual content",
-  violence: "Violence or threats",
-  copyright: "Copyright infringement",
-  other: "Something else",
-} as const;
-
-export type ReportReasonKey = keyof typeof REPORT_REASON_LABELS;
-export const REPORT_REASON_KEYS = Object.keys(REPORT_REASON_LABELS) as [
-  ReportReasonKey,
-  ...ReportReasonKey[],
-];
 
 export const reportInputSchema = z.object({
   reason: z.enum(REPORT_REASON_KEYS, { error: "Choose a reason." }),

@@ -1,9 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { comments, posts, reports } from "~/db/schema";
-import { isUuid } from "~/features/posts/constants";
+import { isUuid, type ReportReasonKey } from "~/features/posts/constants";
 import { POST_NOT_FOUND } from "~/features/posts/posts.server";
-import type { ReportReasonKey } from "~/features/posts/schemas";
 import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
 import { AppError } from "~/lib/errors";
 

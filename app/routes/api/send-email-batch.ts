@@ -1,11 +1,8 @@
 import { data } from "react-router";
 import { sendEmailBatch } from "~/features/admin/email.server";
 import { AdminError } from "~/features/admin/errors";
-import {
-  describeIssues,
-  MAX_BATCH_REQUEST_BYTES,
-  sendEmailBatchSchema,
-} from "~/features/admin/schemas";
+import { MAX_BATCH_REQUEST_BYTES } from "~/features/admin/limits";
+import { describeIssues, sendEmailBatchSchema } from "~/features/admin/schemas";
 import { requireAdminApi } from "~/lib/guards.server";
 import type { Route } from "./+types/send-email-batch";
 

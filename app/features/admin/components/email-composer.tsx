@@ -2,8 +2,8 @@ import { useId, useMemo, useState } from "react";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import { withUnsubscribeFooter } from "../email-content";
+import { MAX_HTML_LENGTH, MAX_SUBJECT_LENGTH } from "../limits";
 import { applyPlaceholders } from "../placeholders";
-import { MAX_HTML_LENGTH, MAX_SUBJECT_LENGTH } from "../schemas";
 
 export interface ComposerPerson {
   userId: string;

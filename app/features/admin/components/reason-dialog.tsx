@@ -1,7 +1,7 @@
 import { type ReactNode, useEffect, useId, useRef } from "react";
 import { useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
-import { MAX_REASON_LENGTH } from "../schemas";
+import { MAX_REASON_LENGTH } from "../limits";
 import type { ActionResult } from "./action-toast";
 
 /**

@@ -1,6 +1,6 @@
 import { Link, useLocation } from "react-router";
 import { Field } from "~/components/ui/field";
-import { PHONE_HINT } from "../schemas";
+import { PHONE_HINT } from "../phone-hint";
 
 /** Which identifier a sign-in or sign-up form asks for; `?with=phone` switches, without JS. */
 export type ContactKind = "email" | "phone";

@@ -2,7 +2,7 @@ import { useId } from "react";
 import { useFetcher, useLocation } from "react-router";
 import { Button } from "~/components/ui/button";
 import { showToast } from "~/components/ui/toaster";
-import { REPORT_REASON_KEYS, REPORT_REASON_LABELS } from "~/features/posts/schemas";
+import { REPORT_REASON_KEYS, REPORT_REASON_LABELS } from "~/features/posts/constants";
 import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
 
 /** Report a post or a comment: a reason, optional details; stored for the admin area. */
