@@ -147,6 +147,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       );
     }
   }
+  // The embedded database's pages are local (memory or this disk's cache): a random read costs
+  // about what a sequential one does. With PostgreSQL's default of 4 the planner hashes whole
+  // tables (every profile, every image) to join the 21 rows of a feed page instead of probing
+  // their indexes. One session, so this holds for the process.
+  await pglite.exec("set random_page_cost = 1.1");
   const db = drizzlePglite({
     client: pglite,
     schema,

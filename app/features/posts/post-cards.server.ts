@@ -81,33 +81,102 @@ export function decodeCursor(raw: string | null | undefined): Cursor | null {
   return { createdAt, id };
 }
 
-function cardFields(viewerId: string | null) {
+/** The post's own columns, selected by the inner page query. */
+const postColumns = {
+  id: posts.id,
+  kind: posts.kind,
+  title: posts.title,
+  artist: posts.artist,
+  album: posts.album,
+  linkUrl: posts.linkUrl,
+  note: posts.note,
+  mood: posts.mood,
+  audience: posts.audience,
+  createdAt: posts.createdAt,
+  editedAt: posts.editedAt,
+  authorId: posts.authorId,
+  mediaId: posts.mediaId,
+};
+
+/**
+ * The page itself: which posts, in order, at most `limit`. Only the source's index range, the
+ * cursor and the visibility rule are evaluated here, row by row until the page is full.
+ */
+function pageOfPosts(
+  db: DbOrTx,
+  viewerId: string | null,
+  source: PostSource,
+  cursor: Cursor | null,
+  limit: number,
+) {
+  const visible = canSeePost(viewerId);
+  if (source.kind === "timeline") {
+    const after = cursor
+      ? sql`(${homeTimeline.createdAt}, ${homeTimeline.postId}) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+      : undefined;
+    return db
+      .select(postColumns)
+      .from(homeTimeline)
+      .innerJoin(posts, eq(posts.id, homeTimeline.postId))
+      .where(and(eq(homeTimeline.userId, source.userId), after, visible))
+      .orderBy(desc(homeTimeline.createdAt), desc(homeTimeline.postId))
+      .limit(limit)
+      .as("page");
+  }
+  const after = cursor
+    ? sql`(${posts.createdAt}, ${posts.id}) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+    : undefined;
+  const scope =
+    source.kind === "public"
+      ? eq(posts.audience, "everyone")
+      : source.kind === "author"
+        ? eq(posts.authorId, source.authorId)
+        : isUuid(source.postId)
+          ? eq(posts.id, source.postId)
+          : sql`false`;
+  return db
+    .select(postColumns)
+    .from(posts)
+    .where(and(scope, after, visible))
+    .orderBy(desc(posts.createdAt), desc(posts.id))
+    .limit(limit)
+    .as("page");
+}
+
+type Page = ReturnType<typeof pageOfPosts>;
+
+/**
+ * What each post of the page needs on screen. Everything here is correlated to the page's rows,
+ * so it runs once per post shown (index probes), never over everything the viewer ever liked or
+ * everyone an author has: the planner knows the page has at most `limit` rows.
+ */
+function cardFields(page: Page, viewerId: string | null) {
   return {
-    id: posts.id,
-    kind: posts.kind,
-    title: posts.title,
-    artist: posts.artist,
-    album: posts.album,
-    linkUrl: posts.linkUrl,
-    note: posts.note,
-    mood: posts.mood,
-    audience: posts.audience,
-    createdAt: posts.createdAt,
-    editedAt: posts.editedAt,
-    authorId: posts.authorId,
+    id: page.id,
+    kind: page.kind,
+    title: page.title,
+    artist: page.artist,
+    album: page.album,
+    linkUrl: page.linkUrl,
+    note: page.note,
+    mood: page.mood,
+    audience: page.audience,
+    createdAt: page.createdAt,
+    editedAt: page.editedAt,
+    authorId: page.authorId,
     authorUsername: profiles.username,
     authorDisplayName: profiles.displayName,
     authorAvatarUrl: profiles.avatarUrl,
     imageId: media.id,
     imageWidth: media.width,
     imageHeight: media.height,
-    likeCount: sql<number>`(select count(*)::int from ${postLikes} where ${postLikes.postId} = ${posts.id})`,
-    commentCount: sql<number>`(select count(*)::int from ${comments} where ${comments.postId} = ${posts.id})`,
+    likeCount: sql<number>`(select count(*)::int from ${postLikes} where ${postLikes.postId} = ${page.id})`,
+    commentCount: sql<number>`(select count(*)::int from ${comments} where ${comments.postId} = ${page.id})`,
     viewerHasLiked: viewerId
-      ? sql<boolean>`exists (select 1 from ${postLikes} where ${postLikes.postId} = ${posts.id} and ${postLikes.userId} = ${viewerId})`
+      ? sql<boolean>`exists (select 1 from ${postLikes} where ${postLikes.postId} = ${page.id} and ${postLikes.userId} = ${viewerId})`
       : sql<boolean>`false`,
     viewerFollowsAuthor: viewerId
-      ? sql<boolean>`exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${posts.authorId})`
+      ? sql<boolean>`exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${page.authorId})`
       : sql<boolean>`false`,
   };
 }
@@ -144,6 +213,10 @@ function toCard(r: CardRow): PostCardData {
   };
 }
 
+/**
+ * The page as ONE statement: the inner query picks the posts (see pageOfPosts), the outer one
+ * adds authors, images, counts and the viewer's relation per post.
+ */
 function queryRows(
   db: DbOrTx,
   viewerId: string | null,
@@ -151,41 +224,13 @@ function queryRows(
   cursor: Cursor | null,
   limit: number,
 ) {
-  const fields = cardFields(viewerId);
-  const visible = canSeePost(viewerId);
-  if (source.kind === "timeline") {
-    const after = cursor
-      ? sql`(${homeTimeline.createdAt}, ${homeTimeline.postId}) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
-      : undefined;
-    return db
-      .select(fields)
-      .from(homeTimeline)
-      .innerJoin(posts, eq(posts.id, homeTimeline.postId))
-      .innerJoin(profiles, eq(profiles.userId, posts.authorId))
-      .leftJoin(media, eq(media.id, posts.mediaId))
-      .where(and(eq(homeTimeline.userId, source.userId), after, visible))
-      .orderBy(desc(homeTimeline.createdAt), desc(homeTimeline.postId))
-      .limit(limit);
-  }
-  const after = cursor
-    ? sql`(${posts.createdAt}, ${posts.id}) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
-    : undefined;
-  const scope =
-    source.kind === "public"
-      ? eq(posts.audience, "everyone")
-      : source.kind === "author"
-        ? eq(posts.authorId, source.authorId)
-        : isUuid(source.postId)
-          ? eq(posts.id, source.postId)
-          : sql`false`;
+  const page = pageOfPosts(db, viewerId, source, cursor, limit);
   return db
-    .select(fields)
-    .from(posts)
-    .innerJoin(profiles, eq(profiles.userId, posts.authorId))
-    .leftJoin(media, eq(media.id, posts.mediaId))
-    .where(and(scope, after, visible))
-    .orderBy(desc(posts.createdAt), desc(posts.id))
-    .limit(limit);
+    .select(cardFields(page, viewerId))
+    .from(page)
+    .innerJoin(profiles, eq(profiles.userId, page.authorId))
+    .leftJoin(media, eq(media.id, page.mediaId))
+    .orderBy(desc(page.createdAt), desc(page.id));
 }
 
 /**
