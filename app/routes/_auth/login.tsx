@@ -4,6 +4,7 @@ import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
 import { failureInit, signInWithEmail } from "~/features/auth/accounts.server";
 import { requestSignInCode, signInWithCode } from "~/features/auth/codes.server";
+import { CodeField } from "~/features/auth/components/account-fields";
 import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
 import { OAuthButtons } from "~/features/auth/components/oauth-buttons";
 import { continueAsGuest } from "~/features/auth/guest.server";
@@ -157,15 +158,7 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
           <input type="hidden" name="channel" value={actionData.channel} />
           <input type="hidden" name="to" value={actionData.to} />
           {redirectField}
-          <Field
-            label="Code"
-            name="code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            required
-            autoFocus
-            errors={actionData.errors.code}
-          />
+          <CodeField autoFocus errors={actionData.errors.code} />
           <Button type="submit" disabled={isSubmitting}>
             {isSubmitting ? "Checking…" : "Sign in"}
           </Button>

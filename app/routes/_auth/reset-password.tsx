@@ -1,8 +1,9 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
-import { Field, FormErrors } from "~/components/ui/field";
+import { FormErrors } from "~/components/ui/field";
 import { failureInit } from "~/features/auth/accounts.server";
+import { NewPasswordField } from "~/features/auth/components/account-fields";
 import { resetPassword } from "~/features/auth/recovery.server";
 import { formValues } from "~/features/auth/schemas";
 import { redirectWithToast } from "~/lib/toast.server";
@@ -49,16 +50,7 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
           </Link>
         ) : null}
         <input type="hidden" name="token" value={loaderData.token} />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={10}
-          hint="At least 10 characters, mixing letters with digits or symbols."
-          errors={actionData?.errors.password}
-        />
+        <NewPasswordField errors={actionData?.errors.password} />
         <Button type="submit" disabled={navigation.state === "submitting"}>
           Save new password
         </Button>

@@ -2,9 +2,15 @@ import { MailCheck } from "lucide-react";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
-import { Field, FormErrors } from "~/components/ui/field";
+import { FormErrors } from "~/components/ui/field";
 import { failureInit, signUpWithEmail } from "~/features/auth/accounts.server";
 import { confirmPhoneSignUp, signUpWithPhone } from "~/features/auth/codes.server";
+import {
+  CodeField,
+  DisplayNameField,
+  NewPasswordField,
+  UsernameField,
+} from "~/features/auth/components/account-fields";
 import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
 import { codeSchema, fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
 import { safeRedirectPath } from "~/lib/redirects";
@@ -127,15 +133,7 @@ export default function Signup({ loaderData, actionData }: Route.ComponentProps)
           {loaderData.redirectTo ? (
             <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
           ) : null}
-          <Field
-            label="Code"
-            name="code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            required
-            autoFocus
-            errors={actionData.errors.code}
-          />
+          <CodeField autoFocus errors={actionData.errors.code} />
           <Button type="submit" disabled={isSubmitting}>
             {isSubmitting ? "Checking…" : "Confirm and continue"}
           </Button>
@@ -164,34 +162,9 @@ export default function Signup({ loaderData, actionData }: Route.ComponentProps)
           <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
         ) : null}
         <ContactField kind={loaderData.kind} defaultValue={values?.contact} errors={errors} />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={10}
-          hint="At least 10 characters, mixing letters with digits or symbols."
-          errors={errors?.password}
-        />
-        <Field
-          label="Username"
-          name="username"
-          autoComplete="username"
-          required
-          pattern="[A-Za-z0-9_.]{3,30}"
-          hint="3–30 letters, digits, “_” or “.”; people find you by it."
-          defaultValue={values?.username}
-          errors={errors?.username}
-        />
-        <Field
-          label="Display name"
-          name="displayName"
-          autoComplete="name"
-          required
-          defaultValue={values?.displayName}
-          errors={errors?.displayName}
-        />
+        <NewPasswordField errors={errors?.password} />
+        <UsernameField defaultValue={values?.username} errors={errors?.username} />
+        <DisplayNameField defaultValue={values?.displayName} errors={errors?.displayName} />
         <Button type="submit" disabled={isSubmitting} className="mt-2">
           {isSubmitting ? "Creating your account…" : "Create account"}
         </Button>

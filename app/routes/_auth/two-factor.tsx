@@ -2,8 +2,9 @@ import { ShieldCheck } from "lucide-react";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
-import { Field, FormErrors } from "~/components/ui/field";
+import { FormErrors } from "~/components/ui/field";
 import { failureInit } from "~/features/auth/accounts.server";
+import { CodeField } from "~/features/auth/components/account-fields";
 import { codeSchema, fieldErrors, formValues } from "~/features/auth/schemas";
 import { verifySecondFactor } from "~/features/auth/two-factor.server";
 import { safeRedirectPath } from "~/lib/redirects";
@@ -72,12 +73,8 @@ export default function TwoFactor({ loaderData, actionData }: Route.ComponentPro
         ) : null}
         <input type="hidden" name="kind" value={isBackupCode ? "backup" : "totp"} />
         {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
-        <Field
-          label="Code"
-          name="code"
+        <CodeField
           inputMode={isBackupCode ? "text" : "numeric"}
-          autoComplete="one-time-code"
-          required
           autoFocus
           errors={actionData?.errors.code}
         />

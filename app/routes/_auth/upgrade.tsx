@@ -4,6 +4,11 @@ import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
 import { failureInit } from "~/features/auth/accounts.server";
+import {
+  DisplayNameField,
+  NewPasswordField,
+  UsernameField,
+} from "~/features/auth/components/account-fields";
 import { upgradeGuest } from "~/features/auth/guest.server";
 import { fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
 import { requireUser } from "~/lib/guards.server";
@@ -72,30 +77,12 @@ export default function Upgrade({ loaderData, actionData }: Route.ComponentProps
           defaultValue={actionData?.values.email}
           errors={errors?.email}
         />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={10}
-          hint="At least 10 characters, mixing letters with digits or symbols."
-          errors={errors?.password}
-        />
-        <Field
-          label="Username"
-          name="username"
-          autoComplete="username"
-          required
-          pattern="[A-Za-z0-9_.]{3,30}"
+        <NewPasswordField errors={errors?.password} />
+        <UsernameField
           defaultValue={actionData?.values.username ?? loaderData.username}
           errors={errors?.username}
         />
-        <Field
-          label="Display name"
-          name="displayName"
-          autoComplete="name"
-          required
+        <DisplayNameField
           defaultValue={actionData?.values.displayName}
           errors={errors?.displayName}
         />

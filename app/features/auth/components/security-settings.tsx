@@ -4,6 +4,7 @@ import { useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
+import { CodeField, NewPasswordField } from "./account-fields";
 
 type Errors = Partial<Record<string, string[]>>;
 
@@ -105,14 +106,7 @@ export function SecuritySettings({
                 {enrolment.secret}
               </code>
             </p>
-            <Field
-              label="Code"
-              name="code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              required
-              errors={errors?.code}
-            />
+            <CodeField errors={errors?.code} />
             <FormErrors errors={errors?.form} />
             <Button type="submit" disabled={isBusy} className="self-start">
               Turn on two-step sign-in
@@ -135,14 +129,7 @@ export function SecuritySettings({
                 errors={errors?.password}
               />
             ) : null}
-            <Field
-              label="Code"
-              name="code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              hint="From your authenticator app."
-              errors={errors?.code}
-            />
+            <CodeField hint="From your authenticator app." errors={errors?.code} required={false} />
             <Button type="submit" variant="danger" disabled={isBusy} className="self-start">
               Turn off two-step sign-in
             </Button>
@@ -201,25 +188,19 @@ export function SecuritySettings({
                   : undefined
               }
             />
-            <Field
+            <NewPasswordField
               label="New password"
               name="newPassword"
-              type="password"
-              autoComplete="new-password"
-              minLength={10}
-              hint="At least 10 characters, mixing letters with digits or symbols."
               errors={
                 password.data && !password.data.ok ? password.data.errors.newPassword : undefined
               }
+              required={false}
             />
             {isTwoFactorOn ? (
-              <Field
-                label="Code"
-                name="code"
-                inputMode="numeric"
-                autoComplete="one-time-code"
+              <CodeField
                 hint="From your authenticator app, if asked."
                 errors={password.data && !password.data.ok ? password.data.errors.code : undefined}
+                required={false}
               />
             ) : null}
             <Button type="submit" disabled={password.state !== "idle"} className="self-start">

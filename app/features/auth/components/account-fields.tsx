@@ -1,0 +1,60 @@
+import type { ComponentProps } from "react";
+import { Field } from "~/components/ui/field";
+
+type FieldProps = Partial<ComponentProps<typeof Field>>;
+
+/** The password rules as a person reads them (password-policy.server.ts enforces them). */
+export const NEW_PASSWORD_HINT = "At least 10 characters, mixing letters with digits or symbols.";
+
+/**
+ * A new password: sign-up, saving a guest account, resetting, changing it in settings. The
+ * browser's password manager offers a generated one (autocomplete="new-password").
+ */
+export function NewPasswordField(props: FieldProps) {
+  return (
+    <Field
+      label="Password"
+      name="password"
+      type="password"
+      autoComplete="new-password"
+      required
+      minLength={10}
+      hint={NEW_PASSWORD_HINT}
+      {...props}
+    />
+  );
+}
+
+/** A one-time code: e-mailed or texted, from an authenticator app, or a backup code. */
+export function CodeField(props: FieldProps) {
+  return (
+    <Field
+      label="Code"
+      name="code"
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      required
+      {...props}
+    />
+  );
+}
+
+/** The username people find you by (the same pattern the server checks). */
+export function UsernameField(props: FieldProps) {
+  return (
+    <Field
+      label="Username"
+      name="username"
+      autoComplete="username"
+      required
+      pattern="[A-Za-z0-9_.]{3,30}"
+      hint="3–30 letters, digits, “_” or “.”; people find you by it."
+      {...props}
+    />
+  );
+}
+
+/** The name shown on posts and comments. */
+export function DisplayNameField(props: FieldProps) {
+  return <Field label="Display name" name="displayName" autoComplete="name" required {...props} />;
+}
