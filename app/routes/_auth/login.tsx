@@ -1,10 +1,10 @@
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
-import { Field, FormErrors } from "~/components/ui/field";
+import { FormErrors } from "~/components/ui/field";
 import { failureInit, signInWithEmail } from "~/features/auth/accounts.server";
 import { requestSignInCode, signInWithCode } from "~/features/auth/codes.server";
-import { CodeField } from "~/features/auth/components/account-fields";
+import { CodeField, CurrentPasswordField } from "~/features/auth/components/account-fields";
 import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
 import { OAuthButtons } from "~/features/auth/components/oauth-buttons";
 import { continueAsGuest } from "~/features/auth/guest.server";
@@ -191,13 +191,7 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
           {redirectField}
           <ContactField kind={kind} defaultValue={actionData?.contact} errors={errors} />
           <div className="flex flex-col gap-1">
-            <Field
-              label="Password"
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              errors={errors?.password}
-            />
+            <CurrentPasswordField errors={errors?.password} />
             <Link
               to="/auth/forgot-password"
               className="self-start text-sm font-medium text-primary underline"

@@ -58,3 +58,16 @@ export function UsernameField(props: FieldProps) {
 export function DisplayNameField(props: FieldProps) {
   return <Field label="Display name" name="displayName" autoComplete="name" required {...props} />;
 }
+
+/** The password someone already has: to sign in, or to confirm it is them before a change. */
+export function CurrentPasswordField(props: FieldProps) {
+  return (
+    <Field
+      label="Password"
+      name="password"
+      type="password"
+      autoComplete="current-password"
+      {...props}
+    />
+  );
+}

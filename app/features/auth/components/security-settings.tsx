@@ -3,8 +3,8 @@ import { useEffect, useRef } from "react";
 import { useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field, FormErrors } from "~/components/ui/field";
-import { CodeField, NewPasswordField } from "./account-fields";
+import { FormErrors } from "~/components/ui/field";
+import { CodeField, CurrentPasswordField, NewPasswordField } from "./account-fields";
 
 type Errors = Partial<Record<string, string[]>>;
 
@@ -120,15 +120,7 @@ export function SecuritySettings({
               {backupCodesLeft === 1 ? "" : "s"} left. To turn it off, confirm it is you.
             </p>
             <FormErrors errors={errors?.form} />
-            {hasPassword ? (
-              <Field
-                label="Password"
-                name="password"
-                type="password"
-                autoComplete="current-password"
-                errors={errors?.password}
-              />
-            ) : null}
+            {hasPassword ? <CurrentPasswordField errors={errors?.password} /> : null}
             <CodeField hint="From your authenticator app." errors={errors?.code} required={false} />
             <Button type="submit" variant="danger" disabled={isBusy} className="self-start">
               Turn off two-step sign-in
@@ -141,15 +133,7 @@ export function SecuritySettings({
               Ask for a code from an authenticator app each time you sign in with your password.
             </p>
             <FormErrors errors={errors?.form} />
-            {hasPassword ? (
-              <Field
-                label="Password"
-                name="password"
-                type="password"
-                autoComplete="current-password"
-                errors={errors?.password}
-              />
-            ) : null}
+            {hasPassword ? <CurrentPasswordField errors={errors?.password} /> : null}
             <Button type="submit" disabled={isBusy} className="self-start">
               Set up two-step sign-in
             </Button>
@@ -177,11 +161,9 @@ export function SecuritySettings({
             <FormErrors
               errors={password.data && !password.data.ok ? password.data.errors.form : undefined}
             />
-            <Field
+            <CurrentPasswordField
               label="Current password"
               name="currentPassword"
-              type="password"
-              autoComplete="current-password"
               errors={
                 password.data && !password.data.ok
                   ? password.data.errors.currentPassword
