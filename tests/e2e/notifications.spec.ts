@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,13 +11,18 @@ import {
   expectNoAxeViolations,
   gotoHydrated,
 } from "./fixtures";
+import {
+  BUILD_DIR,
+  type OwnServer,
+  SLOT,
+  sparePort,
+  startOwnServer,
+  waitForReady,
+} from "./own-server";
 import { type Person, signUp } from "./people";
 
 // Live notifications and the live feed, seen from two signed-in browsers at once.
 
-const SLOT = Number(process.env.E2E_SLOT ?? 0);
-/** The e2e build and seed script the web server of playwright.config.ts made for this slot. */
-const BUILD_DIR = SLOT ? `build-e2e-${SLOT}` : "build-e2e";
 const EMPTY_STORAGE = { cookies: [], origins: [] };
 
 /** A page of its own browser context, signed in as `person`, in light mode. */
@@ -249,67 +254,22 @@ test.describe
     });
   });
 
-interface Server {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
 test.describe("live updates across a server restart", () => {
   // A server of this spec's own, from the same build, so it can be stopped and started again.
-  const port = 3195 + SLOT;
+  const port = sparePort(5);
   const baseURL = `http://127.0.0.1:${port}`;
   let dataDir = "";
-  let server: Server | null = null;
+  let server: OwnServer | null = null;
 
-  function startServer(): Server {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: "production",
-      SOUNDTRAIL_BUILD_DIR: BUILD_DIR,
+  function startServer(): OwnServer {
+    // POSTs are checked against BASE_URL: it must be the address the browser uses.
+    return startOwnServer({
       PORT: String(port),
       HOST: "127.0.0.1",
-      // POSTs are checked against this origin: it must be the address the browser uses.
       BASE_URL: baseURL,
       DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
-    };
-    // Its own PGlite database under dataDir, whatever this shell is set up for.
-    delete env.DATABASE_URL;
-    delete env.SMTP_URL;
-    let output = "";
-    const child = spawn(process.execPath, [path.join(BUILD_DIR, "server.mjs")], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
     });
-    child.stdout?.on("data", (d) => {
-      output += d;
-    });
-    child.stderr?.on("data", (d) => {
-      output += d;
-    });
-    const exited = new Promise<number | null>((resolve) =>
-      child.on("exit", (code) => resolve(code)),
-    );
-    return { child, output: () => output, exited };
-  }
-
-  async function waitForReady(started: Server): Promise<void> {
-    await expect
-      .poll(
-        async () => {
-          if (started.child.exitCode !== null) {
-            throw new Error(`the server exited:\n${started.output()}`);
-          }
-          try {
-            return (await fetch(`${baseURL}/readyz`)).status;
-          } catch {
-            return 0;
-          }
-        },
-        { timeout: 30_000 },
-      )
-      .toBe(200);
   }
 
   async function stopServer(): Promise<number | null> {
@@ -344,7 +304,7 @@ test.describe("live updates across a server restart", () => {
   }) => {
     test.setTimeout(120_000);
     server = startServer();
-    await waitForReady(server);
+    await waitForReady(server, port);
 
     const anaPage = await signInAt(browser, baseURL, E2E_MEMBER.email);
     const benPage = await signInAt(browser, baseURL, E2E_ADMIN.email);
@@ -366,7 +326,7 @@ test.describe("live updates across a server restart", () => {
     // while A is disconnected (A's retries fail as they did while the server was down).
     await anaPage.route("**/api/events**", (route) => route.abort("connectionrefused"));
     server = startServer();
-    await waitForReady(server);
+    await waitForReady(server, port);
 
     await gotoHydrated(benPage, `/post/${postId}`);
     await benPage.getByRole("button", { name: "Like (0 likes)" }).click();
