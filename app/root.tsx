@@ -26,10 +26,9 @@ import { useAuthBroadcast } from "~/lib/use-auth-broadcast";
 import { useColorMode } from "~/lib/use-color-mode";
 import { useNewVersionCheck } from "~/lib/use-new-version";
 
-export const meta: Route.MetaFunction = () => [
-  { title: "Soundtrail" },
-  { name: "description", content: "Share your music journey with friends" },
-];
+const PAGE_DESCRIPTION = "Share your music journey with friends";
+
+export const meta: Route.MetaFunction = () => [{ title: "Soundtrail" }];
 
 export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
@@ -66,6 +65,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#15803d" />
+        {/* Spec §1: every page carries the product's description (route meta never repeats it). */}
+        <meta name="description" content={PAGE_DESCRIPTION} />
         <Meta />
         <Links />
       </head>

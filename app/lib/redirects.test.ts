@@ -35,11 +35,12 @@ describe("redirect rules (spec §2)", () => {
     ["/notifications", "", signedOut, "/auth/login?redirectTo=%2Fnotifications"],
     ["/chatbot", "", signedOut, "/auth/login?redirectTo=%2Fchatbot"],
     ["/settings", "", signedOut, "/auth/login?redirectTo=%2Fsettings"],
-    // public posts and profiles can be shared with people who have no account
-    ["/post/abc", "", signedOut, null],
-    ["/u/ana", "", signedOut, null],
-    ["/u/ana/followers", "", signedOut, null],
-    ["/post/abc/edit", "", signedOut, null],
+    // shared posts and profiles too: the sign-in page previews them (spec §2)
+    ["/post/abc", "", signedOut, "/auth/login?redirectTo=%2Fpost%2Fabc"],
+    ["/post/does-not-exist", "", signedOut, "/auth/login?redirectTo=%2Fpost%2Fdoes-not-exist"],
+    ["/u/ana", "", signedOut, "/auth/login?redirectTo=%2Fu%2Fana"],
+    ["/u/ana/followers", "", signedOut, "/auth/login?redirectTo=%2Fu%2Fana%2Ffollowers"],
+    ["/post/abc/edit", "", signedOut, "/auth/login?redirectTo=%2Fpost%2Fabc%2Fedit"],
     ["/posts", "", signedOut, "/auth/login?redirectTo=%2Fposts"],
     ["/user/ana", "", signedOut, "/auth/login?redirectTo=%2Fuser%2Fana"],
     ["/feeds", "", signedOut, "/auth/login?redirectTo=%2Ffeeds"],

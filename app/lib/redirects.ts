@@ -23,18 +23,11 @@ function isAdminPath(pathname: string): boolean {
 }
 
 /**
- * Spec §6 lets signed-out visitors see `/`, `/feed` and the auth pages. Public posts and
- * profiles are viewable too (`/post/…`, `/u/…`), so a shared link works for anyone; the
- * pages themselves only show what a signed-out visitor may see.
+ * Spec §2/§6: signed-out visitors see `/`, `/feed` and the auth pages, nothing else. A shared
+ * link to a public post or profile lands on sign-in, which previews it (see share-preview).
  */
 function isPublicPath(pathname: string): boolean {
-  return (
-    pathname === "/" ||
-    pathname === "/feed" ||
-    isAuthPath(pathname) ||
-    pathname.startsWith("/post/") ||
-    pathname.startsWith("/u/")
-  );
+  return pathname === "/" || pathname === "/feed" || isAuthPath(pathname);
 }
 
 /**

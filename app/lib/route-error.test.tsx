@@ -38,6 +38,27 @@ describe("error screen", () => {
     });
   });
 
+  it.each([
+    [403, "Forbidden"],
+    [404, "Not Found"],
+    [413, "Content Too Large"],
+    [429, "Too Many Requests"],
+    [500, "Internal Server Error"],
+    [503, "Service Unavailable"],
+  ])(
+    "shows the status message that belongs to %i, whatever statusText came along",
+    (status, text) => {
+      // A 404 thrown with data() reached the screen as "404 / Internal Server Error".
+      const described = describeRouteError(
+        { status, statusText: "Internal Server Error", internal: false, data: "" },
+        "/x",
+        false,
+      );
+      expect(described.statusText).toBe(text);
+      expect(render(described)).toContain(`>${text}</h1>`);
+    },
+  );
+
   it("hides the message and stack of unexpected errors outside development", () => {
     const error = new Error("secret database password in message");
     const described = describeRouteError(error, "/feed", false);

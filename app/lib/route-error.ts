@@ -10,16 +10,32 @@ export interface DescribedError {
   isChunkLoadError: boolean;
 }
 
+/** The standard reason phrases (RFC 9110), so the message always matches the code. */
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  406: "Not Acceptable",
+  408: "Request Timeout",
+  409: "Conflict",
+  410: "Gone",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
   503: "Service Unavailable",
+  504: "Gateway Timeout",
 };
+
+/** The reason phrase for `status`; never another code's (React Router may carry a stale one). */
+export function statusTextFor(status: number): string {
+  return STATUS_TEXT[status] ?? (status >= 500 ? "Server Error" : status >= 400 ? "Error" : "");
+}
 
 const CHUNK_ERROR =
   /Failed to fetch dynamically imported module|Importing a module script failed|error loading dynamically imported module|Unable to preload CSS/i;
@@ -31,7 +47,7 @@ export function describeRouteError(
   isDevelopment: boolean,
 ): DescribedError {
   if (isRouteErrorResponse(error)) {
-    const statusText = error.statusText || STATUS_TEXT[error.status] || "Error";
+    const statusText = statusTextFor(error.status);
     if (error.status === 404) {
       return {
         status: 404,
@@ -46,7 +62,7 @@ export function describeRouteError(
   const isChunkLoadError = error instanceof Error && CHUNK_ERROR.test(error.message);
   return {
     status: 500,
-    statusText: STATUS_TEXT[500] as string,
+    statusText: statusTextFor(500),
     message:
       isDevelopment && error instanceof Error
         ? error.message

@@ -19,7 +19,6 @@ import type { Route } from "./+types/bench-fixture";
 
 export const meta: Route.MetaFunction = () => [
   { title: "Feed · Soundtrail" },
-  { name: "description", content: "Share your music journey with friends" },
   { name: "robots", content: "noindex" },
 ];
 
@@ -138,7 +137,7 @@ export default function BenchFixture({ loaderData }: Route.ComponentProps) {
           label="Posts from you and people you follow"
         />
       </main>
-      <SiteFooter />
+      <SiteFooter isSignedIn />
     </div>
   );
 }

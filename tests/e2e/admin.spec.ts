@@ -14,6 +14,7 @@ import {
   SEEDED_POST_TITLE,
 } from "../support/e2e-accounts";
 import { expect, expectNoAxeViolations, gotoHydrated, test } from "./fixtures";
+import { signInSeeded } from "./people";
 
 const SINK = `http://127.0.0.1:${process.env.SMTP_SINK_HTTP_PORT ?? 2526}`;
 const SLOT = process.env.E2E_SLOT ?? "0";
@@ -59,18 +60,8 @@ async function expectAdminPageAccessible(page: Page): Promise<void> {
   expect(violations, "axe accessibility violations").toEqual([]);
 }
 
-async function signIn(browser: Browser, email: string, statePath: string) {
-  // Explicitly empty: newContext() would otherwise inherit the storageState `use`d by the test
-  // that happens to start this worker.
-  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
-  const page = await context.newPage();
-  await gotoHydrated(page, "/auth/login");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(E2E_PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/feed$/);
-  await context.storageState({ path: statePath });
-  await context.close();
+function signIn(browser: Browser, email: string, statePath: string) {
+  return signInSeeded(browser, email, E2E_PASSWORD, statePath);
 }
 
 test.beforeAll(async ({ browser }) => {

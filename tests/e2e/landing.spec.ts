@@ -1,3 +1,4 @@
+import { SHARED_POSTS } from "../support/e2e-accounts";
 import { expect, expectNoAxeViolations, test } from "./fixtures";
 
 test.describe("landing page", () => {
@@ -16,6 +17,17 @@ test.describe("landing page", () => {
     await expect(
       page.getByRole("heading", { level: 1, name: "Share your music journey with friends." }),
     ).toBeVisible();
+  });
+
+  test("Happening now lists the latest public posts, never a private one", async ({ page }) => {
+    await page.goto("/");
+    const latest = page.getByRole("list", { name: "Latest public posts" });
+    await expect(latest.getByRole("listitem").first()).toBeVisible();
+    expect(await latest.getByRole("listitem").count()).toBeLessThanOrEqual(3);
+    await expect(page.getByText("No public posts yet")).toHaveCount(0);
+    await expect(page.getByText(SHARED_POSTS.followersOnly.title)).toHaveCount(0);
+    await page.getByRole("link", { name: "See the whole public feed" }).click();
+    await expect(page).toHaveURL("/feed");
   });
 
   test("the sign-up call to action leads to the sign-up page", async ({ page }) => {

@@ -1,4 +1,13 @@
+import os from "node:os";
+import path from "node:path";
+import { E2E_MEMBER, E2E_PASSWORD } from "../support/e2e-accounts";
 import { expect, expectNoAxeViolations, test } from "./fixtures";
+import { signInSeeded } from "./people";
+
+const MEMBER_STATE = path.join(
+  os.tmpdir(),
+  `soundtrail-e2e-${process.env.E2E_SLOT ?? "0"}-not-found-member.json`,
+);
 
 test.describe("unknown pages", () => {
   test("an unknown page answers 404 and says which page was not found", async ({ page }) => {
@@ -11,14 +20,28 @@ test.describe("unknown pages", () => {
   test("an unknown page under /auth/ answers 404 too", async ({ page }) => {
     const response = await page.goto("/auth/nope");
     expect(response?.status()).toBe(404);
+    // The status message matches the code (it once read "404 / Internal Server Error").
+    await expect(page.getByRole("heading", { level: 1, name: "Not Found" })).toBeVisible();
     await expect(page.getByText("Page not found: /auth/nope")).toBeVisible();
   });
 
-  test("a post that does not exist is the 404 page, signed out too", async ({ page }) => {
-    // Public posts can be shared with anyone, so /post/… is open to signed-out visitors.
-    const response = await page.goto("/post/anything");
-    expect(response?.status()).toBe(404);
-    await expect(page.getByText("Page not found: /post/anything")).toBeVisible();
+  test("a post that does not exist sends a signed-out visitor to sign in", async ({ page }) => {
+    await page.goto("/post/anything");
+    await expect(page).toHaveURL("/auth/login?redirectTo=%2Fpost%2Fanything");
+  });
+
+  test.describe("signed in", () => {
+    test.beforeAll(async ({ browser }) => {
+      await signInSeeded(browser, E2E_MEMBER.email, E2E_PASSWORD, MEMBER_STATE);
+    });
+    test.use({ storageState: MEMBER_STATE });
+
+    test("a post that does not exist is the 404 page", async ({ page }) => {
+      const response = await page.goto("/post/anything");
+      expect(response?.status()).toBe(404);
+      await expect(page.getByRole("heading", { level: 1, name: "Not Found" })).toBeVisible();
+      await expect(page.getByText("Page not found: /post/anything")).toBeVisible();
+    });
   });
 
   test("the Go Home button on the error page leads back to the landing page", async ({ page }) => {

@@ -43,3 +43,26 @@ export async function signUp(
   await context.close();
   return { username, displayName, storage };
 }
+
+/**
+ * Signs a seeded account in through the sign-in page from a fresh context and saves its
+ * browser state to `statePath` for `test.use({ storageState })`.
+ */
+export async function signInSeeded(
+  browser: Browser,
+  email: string,
+  password: string,
+  statePath: string,
+): Promise<void> {
+  // Explicitly empty: newContext() would otherwise inherit the storageState `use`d by the test
+  // that happens to start this worker.
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  await gotoHydrated(page, "/auth/login");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/feed$/);
+  await context.storageState({ path: statePath });
+  await context.close();
+}

@@ -36,7 +36,7 @@ test.describe("signed-out visitors", () => {
     });
   }
 
-  test("following the Profile link in the feed header also ends on the sign-in page", async ({
+  test("following a person's link in the public feed ends on sign-in with their preview", async ({
     page,
   }) => {
     await gotoHydrated(page, "/feed");
@@ -44,12 +44,12 @@ test.describe("signed-out visitors", () => {
     await page.evaluate(() => {
       (window as { stillSamePage?: boolean }).stillSamePage = true;
     });
-    await page
-      .getByRole("navigation", { name: "Main" })
-      .getByRole("link", { name: "Profile" })
-      .click();
-    await expect(page).toHaveURL("/auth/login?redirectTo=%2Fprofile");
+    const person = page.locator('main a[href^="/u/"]').first();
+    const href = (await person.getAttribute("href")) ?? "";
+    await person.click();
+    await expect(page).toHaveURL(`/auth/login?${new URLSearchParams({ redirectTo: href })}`);
     await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
+    await expect(page.getByRole("region", { name: "Shared with you" })).toBeVisible();
     expect(await page.evaluate(() => (window as { stillSamePage?: boolean }).stillSamePage)).toBe(
       true,
     );

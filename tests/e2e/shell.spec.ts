@@ -1,6 +1,8 @@
 import { expect, expectNoAxeViolations, gotoHydrated, test } from "./fixtures";
 
-const NAV_LINKS = ["Feed", "Search", "Notifications", "Assistant", "Profile", "Settings"];
+/** What a signed-out visitor is offered: only what they can open (spec §6). */
+const NAV_LINKS = ["Feed"];
+const MEMBER_LINKS = ["Search", "Notifications", "Assistant", "Profile", "Settings", "Admin"];
 
 test.describe("app shell keyboard navigation", () => {
   test("Tab reaches Skip to content, then the logo, then the main navigation in order", async ({
@@ -23,10 +25,24 @@ test.describe("app shell keyboard navigation", () => {
       await page.keyboard.press("Tab");
       await expect(nav.getByRole("link", { name, exact: true })).toBeFocused();
     }
-    await expect(nav.getByRole("link", { name: "Admin" })).toHaveCount(0);
+    for (const name of MEMBER_LINKS) {
+      await expect(nav.getByRole("link", { name, exact: true })).toHaveCount(0);
+    }
 
     await page.keyboard.press("Tab");
     await expect(page.getByRole("button", { name: "System theme" })).toBeFocused();
+  });
+
+  test("a signed-out visitor is offered Sign in and Join, not pages that bounce", async ({
+    page,
+  }) => {
+    await gotoHydrated(page, "/feed");
+    const banner = page.getByRole("banner");
+    await expect(banner.getByRole("link", { name: "Sign in" })).toBeVisible();
+    await expect(banner.getByRole("link", { name: "Join" })).toBeVisible();
+    await expect(
+      page.getByRole("contentinfo").getByRole("link", { name: "Create an account" }),
+    ).toBeVisible();
   });
 
   test("Skip to content moves keyboard focus past the header", async ({ page }) => {
@@ -49,19 +65,13 @@ test.describe("app shell keyboard navigation", () => {
     await expect(page.getByRole("navigation", { name: "Main" }).locator(":focus")).toHaveCount(0);
   });
 
-  test("pressing Enter on a focused navigation link opens that page", async ({ page }) => {
+  test("pressing Enter on the focused Sign in link opens the sign-in page", async ({ page }) => {
     await gotoHydrated(page, "/feed");
-    const search = page.getByRole("navigation", { name: "Main" }).getByRole("link", {
-      name: "Search",
-    });
-    await page.keyboard.press("Tab"); // Skip to content
-    await page.keyboard.press("Tab"); // logo
-    await page.keyboard.press("Tab"); // Feed
-    await page.keyboard.press("Tab"); // Search
-    await expect(search).toBeFocused();
+    const signIn = page.getByRole("banner").getByRole("link", { name: "Sign in" });
+    await signIn.focus();
+    await expect(signIn).toBeFocused();
     await page.keyboard.press("Enter");
-    // Search is for members: a signed-out visitor is asked to sign in first.
-    await expect(page).toHaveURL("/auth/login?redirectTo=%2Fsearch");
+    await expect(page).toHaveURL("/auth/login");
     await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
   });
 
@@ -88,7 +98,8 @@ test.describe("app shell on a phone", () => {
     const close = page.getByRole("button", { name: "Close menu" });
     await expect(close).toHaveAttribute("aria-expanded", "true");
     await expect(feedLink).toBeVisible();
-    await expect(nav.getByRole("link", { name: "Settings" })).toBeVisible();
+    await expect(nav.getByRole("link", { name: "Settings" })).toHaveCount(0);
+    await expect(page.getByRole("banner").getByRole("link", { name: "Join" })).toBeVisible();
 
     await page.keyboard.press("Escape");
     await expect(feedLink).toBeHidden();

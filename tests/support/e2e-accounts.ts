@@ -55,3 +55,19 @@ export const SEEDED_COMMENTS = 14;
 export const SEEDED_POST_TITLE = "Seeded track for moderation";
 /** Reported by bulk_003 (harassment); the seeded post is reported by bulk_002 (copyright). */
 export const REPORTED_COMMENT = "Seeded comment 1";
+
+/** Posts by E2E_MEMBER for the shared-link previews (old, so they sit at the feed's end). */
+export const SHARED_POSTS = {
+  public: {
+    id: "5a1e0000-0000-4000-8000-000000000001",
+    title: "Sour Times",
+    artist: "Portishead",
+    note: "The song that taught me what trip-hop was.",
+  },
+  followersOnly: {
+    id: "5a1e0000-0000-4000-8000-000000000002",
+    title: "Secret Followers Track",
+    artist: "Hidden Band",
+    note: "Only for my followers.",
+  },
+} as const;

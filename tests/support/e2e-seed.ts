@@ -5,10 +5,14 @@ import path from "node:path";
 import { type Database, openDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { seedAdminFixtures } from "./seeds/admin";
+import { seedShareFixtures } from "./seeds/share";
 
 export type Seed = (db: Database) => Promise<void>;
 
-const seeds: [name: string, seed: Seed][] = [["admin", seedAdminFixtures]];
+const seeds: [name: string, seed: Seed][] = [
+  ["admin", seedAdminFixtures],
+  ["share", seedShareFixtures],
+];
 
 const dataDir = process.env.DATA_DIR;
 if (!dataDir) throw new Error("e2e-seed: DATA_DIR must be set");

@@ -31,6 +31,8 @@ interface NavItem {
   label: string;
   Icon: typeof Home;
   adminOnly?: boolean;
+  /** Signed-out visitors may open only `/feed` (spec §6): the rest is not offered to them. */
+  membersOnly?: boolean;
   /** Shown after the label (hidden from screen readers: `accessibleName` says it). */
   badge?: ReactNode;
   /** The link's name when the label alone does not say it all ("Notifications, 2 unread"). */
@@ -40,18 +42,19 @@ interface NavItem {
 function navItems(notificationBadge: ReactNode, notificationsName?: string): NavItem[] {
   return [
     { to: "/feed", label: "Feed", Icon: Home },
-    { to: "/search", label: "Search", Icon: Search },
+    { to: "/search", label: "Search", Icon: Search, membersOnly: true },
     {
       to: "/notifications",
       label: "Notifications",
       Icon: Bell,
       badge: notificationBadge,
       accessibleName: notificationsName,
+      membersOnly: true,
     },
-    { to: "/chatbot", label: "Assistant", Icon: Bot },
-    { to: "/profile", label: "Profile", Icon: User },
-    { to: "/settings", label: "Settings", Icon: Settings },
-    { to: "/admin", label: "Admin", Icon: Shield, adminOnly: true },
+    { to: "/chatbot", label: "Assistant", Icon: Bot, membersOnly: true },
+    { to: "/profile", label: "Profile", Icon: User, membersOnly: true },
+    { to: "/settings", label: "Settings", Icon: Settings, membersOnly: true },
+    { to: "/admin", label: "Admin", Icon: Shield, adminOnly: true, membersOnly: true },
   ];
 }
 
@@ -92,7 +95,7 @@ export function AppHeader({
   }, [open]);
 
   const items = navItems(notificationBadge, notificationsName).filter(
-    (item) => !item.adminOnly || viewer?.isAdmin,
+    (item) => (!item.adminOnly || viewer?.isAdmin) && (!item.membersOnly || viewer),
   );
 
   return (
@@ -188,12 +191,10 @@ function UserMenu({ viewer }: { viewer: HeaderViewer | null }) {
           <LogIn aria-hidden="true" className="size-4" />
           Sign in
         </ButtonLink>
-        <span className="hidden sm:block">
-          <ButtonLink to="/auth/signup" size="sm">
-            <UserPlus aria-hidden="true" className="size-4" />
-            Join
-          </ButtonLink>
-        </span>
+        <ButtonLink to="/auth/signup" size="sm" className="whitespace-nowrap">
+          <UserPlus aria-hidden="true" className="size-4" />
+          Join
+        </ButtonLink>
       </div>
     );
   }

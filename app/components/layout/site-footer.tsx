@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 
-export function SiteFooter() {
+/** The footer; signed-in people are not offered an account they already have. */
+export function SiteFooter({ isSignedIn = false }: { isSignedIn?: boolean }) {
   return (
     <footer className="mt-auto border-t border-border">
       <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-2 px-4 py-6 text-sm text-muted-foreground">
@@ -12,11 +13,19 @@ export function SiteFooter() {
                 Public feed
               </Link>
             </li>
-            <li>
-              <Link to="/auth/signup" prefetch="intent" className="hover:text-foreground">
-                Create an account
-              </Link>
-            </li>
+            {isSignedIn ? (
+              <li>
+                <Link to="/settings" prefetch="intent" className="hover:text-foreground">
+                  Settings
+                </Link>
+              </li>
+            ) : (
+              <li>
+                <Link to="/auth/signup" prefetch="intent" className="hover:text-foreground">
+                  Create an account
+                </Link>
+              </li>
+            )}
           </ul>
         </nav>
       </div>

@@ -15,12 +15,13 @@ export const AUDIT_ACTIONS = {
   "report.resolve": "Resolved a report",
   "campaign.create": "Created a bulk e-mail",
   "campaign.send_batch": "Sent a bulk e-mail batch",
+  "email.send_batch": "Sent a batch of e-mails (no campaign)",
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
 export interface AuditEntryInput {
   action: AuditAction;
-  targetType: "user" | "comment" | "post" | "report" | "campaign";
+  targetType: "user" | "comment" | "post" | "report" | "campaign" | "email";
   targetId: string | null;
   details?: Record<string, unknown>;
 }

@@ -4,7 +4,11 @@ import {
   settleWithConcurrency,
   splitIntoBatches,
 } from "./batches";
-import { applyPlaceholders, type PlaceholderRecipient } from "./placeholders";
+import {
+  applyPlaceholders,
+  applyTextPlaceholders,
+  type PlaceholderRecipient,
+} from "./placeholders";
 import type { SendEmailBatchResponse } from "./schemas";
 
 export interface SendableRecipient extends PlaceholderRecipient {
@@ -41,7 +45,7 @@ export interface BulkSendOptions<R extends SendableRecipient> {
   recipients: readonly R[];
   /** Posts one batch to `/api/send-email-batch`; throws when the request as a whole fails. */
   postBatch: (body: {
-    campaignId: string;
+    campaignId?: string;
     emails: { from: string; to: [string]; subject: string; html: string }[];
   }) => Promise<SendEmailBatchResponse>;
   onProgress?: (done: number, total: number) => void;
@@ -80,7 +84,7 @@ export async function sendCampaignInBatches<R extends SendableRecipient>(
           emails: batch.map((recipient) => ({
             from: options.campaign.from,
             to: [recipient.email],
-            subject: options.campaign.subject,
+            subject: applyTextPlaceholders(options.campaign.subject, recipient),
             html: applyPlaceholders(options.campaign.html, recipient),
           })),
         });

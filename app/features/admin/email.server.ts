@@ -1,4 +1,6 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { getDb } from "~/db/client.server";
 import {
   emailCampaignRecipients,
@@ -17,6 +19,7 @@ import { recordAudit } from "./audit.server";
 import { senderAddress, withUnsubscribeFooter } from "./email-content";
 import { AdminError } from "./errors";
 import { type Paged, pageInfo, pageOffset } from "./paging";
+import { applyPlaceholders, applyTextPlaceholders } from "./placeholders";
 import type {
   BatchEmailResult,
   CampaignInput,
@@ -35,6 +38,11 @@ export interface BulkRecipient {
 export interface AudienceMember extends BulkRecipient {
   /** Why this person will not get bulk mail, if they will not. */
   excludedBecause: "unsubscribed" | "unconfirmed" | "banned" | null;
+}
+
+/** Joins a person's "announcements" mail preference (bulk mail) to `userId`. */
+function announcementsPreferenceOf(userId: AnyPgColumn) {
+  return and(eq(emailPreferences.userId, userId), eq(emailPreferences.kind, "announcements"));
 }
 
 const recipientEmail = sql<string>`coalesce(${profiles.email}, ${user.email})`;
@@ -58,10 +66,7 @@ export async function listAllUsers(options: { actorId: string }): Promise<Audien
     })
     .from(profiles)
     .innerJoin(user, eq(user.id, profiles.userId))
-    .leftJoin(
-      emailPreferences,
-      and(eq(emailPreferences.userId, profiles.userId), eq(emailPreferences.kind, "announcements")),
-    )
+    .leftJoin(emailPreferences, announcementsPreferenceOf(profiles.userId))
     .orderBy(desc(profiles.createdAt), desc(profiles.userId));
 }
 
@@ -223,17 +228,132 @@ interface RecipientRow {
   userId: string;
   email: string;
   mailKey: string;
-  isUnsubscribed: boolean;
+  username: string | null;
+  displayName: string | null;
+  /** Why this person gets no bulk mail now, if they do not. */
+  excludedBecause: AudienceMember["excludedBecause"];
+}
+
+/** How long a retried request without `Idempotency-Key` is recognised by its content. */
+export const BATCH_DEDUPE_WINDOW_HOURS = 24;
+
+function sha256(value: string): string {
+  return createHash("sha256").update(value).digest("hex");
 }
 
 /**
- * `POST /api/send-email-batch`: records every accepted mail in the outbox (idempotency key
- * `campaign:<id>:<userId>`) before sending any, then sends them at once and answers per mail.
- * A mail that fails stays in the outbox for the worker and for a retry; a retry of a mail that
- * already went out answers "sent" without sending it again.
+ * Idempotency keys for mails sent without a campaign. With an `Idempotency-Key` header the key
+ * is that header (per admin) and the address; without one it is the mail's content (address,
+ * subject, body), recognised for {@link BATCH_DEDUPE_WINDOW_HOURS} hours: a key made in the
+ * previous window is reused when that mail is younger than the window.
+ */
+async function adHocMailKeys(
+  db: Db,
+  actorId: string,
+  requestKey: string | null,
+  mails: readonly { to: string; subject: string; html: string }[],
+): Promise<string[]> {
+  if (requestKey) {
+    return mails.map(
+      (mail) => `batch:key:${sha256(`${actorId}\n${requestKey}\n${mail.to.toLowerCase()}`)}`,
+    );
+  }
+  const windowMs = BATCH_DEDUPE_WINDOW_HOURS * 3_600_000;
+  const bucket = Math.floor(Date.now() / windowMs);
+  const hashes = mails.map((mail) =>
+    sha256(`${mail.to.toLowerCase()}\n${mail.subject}\n${mail.html}`),
+  );
+  const previous = hashes.map((hash) => `batch:auto:${hash}:${bucket - 1}`);
+  const recent = await db
+    .select({ key: mailOutbox.idempotencyKey })
+    .from(mailOutbox)
+    .where(
+      and(
+        inArray(mailOutbox.idempotencyKey, previous),
+        sql`${mailOutbox.createdAt} > now() - make_interval(hours => ${BATCH_DEDUPE_WINDOW_HOURS})`,
+      ),
+    );
+  const reuse = new Set(recent.map((row) => row.key));
+  return hashes.map((hash, index) => {
+    const earlier = previous[index] as string;
+    return reuse.has(earlier) ? earlier : `batch:auto:${hash}:${bucket}`;
+  });
+}
+
+/** The campaign's recipients among `addresses`, keyed by lower-case address. */
+async function campaignRecipients(
+  db: Db,
+  campaignId: string,
+  addresses: string[],
+): Promise<Map<string, RecipientRow>> {
+  const [campaign] = await db
+    .select({ id: emailCampaigns.id })
+    .from(emailCampaigns)
+    .where(eq(emailCampaigns.id, campaignId));
+  if (!campaign) throw new AdminError(404, "That bulk e-mail does not exist.");
+  const rows = await db
+    .select({
+      userId: emailCampaignRecipients.userId,
+      email: emailCampaignRecipients.email,
+      mailKey: emailCampaignRecipients.mailKey,
+      username: profiles.username,
+      displayName: profiles.displayName,
+      // Chosen when the campaign was made; only an unsubscribe since then leaves someone out.
+      excludedBecause: sql<
+        AudienceMember["excludedBecause"]
+      >`case when ${unsubscribed} then 'unsubscribed' else null end`,
+    })
+    .from(emailCampaignRecipients)
+    .leftJoin(profiles, eq(profiles.userId, emailCampaignRecipients.userId))
+    .leftJoin(emailPreferences, announcementsPreferenceOf(emailCampaignRecipients.userId))
+    .where(
+      and(
+        eq(emailCampaignRecipients.campaignId, campaign.id),
+        sql`lower(${emailCampaignRecipients.email}) in (select jsonb_array_elements_text(${JSON.stringify(addresses)}::jsonb))`,
+      ),
+    );
+  return new Map(rows.map((row) => [row.email.toLowerCase(), row]));
+}
+
+/** The accounts behind `addresses` (bulk mail goes to people who have one), by address. */
+async function accountRecipients(
+  db: Db,
+  addresses: string[],
+): Promise<Map<string, Omit<RecipientRow, "mailKey">>> {
+  const rows = await db
+    .select({
+      userId: profiles.userId,
+      email: recipientEmail,
+      username: profiles.username,
+      displayName: profiles.displayName,
+      excludedBecause: exclusion,
+    })
+    .from(profiles)
+    .innerJoin(user, eq(user.id, profiles.userId))
+    .leftJoin(emailPreferences, announcementsPreferenceOf(profiles.userId))
+    .where(
+      sql`lower(${recipientEmail}) in (select jsonb_array_elements_text(${JSON.stringify(addresses)}::jsonb))`,
+    );
+  return new Map(rows.map((row) => [row.email.toLowerCase(), row]));
+}
+
+const EXCLUSION_MESSAGES: Record<NonNullable<AudienceMember["excludedBecause"]>, string> = {
+  unsubscribed: "Unsubscribed from announcements.",
+  unconfirmed: "Has not confirmed this e-mail address.",
+  banned: "This account is banned.",
+};
+
+/**
+ * `POST /api/send-email-batch` (spec §7): records every accepted mail in the outbox before
+ * sending any, then sends them at once and answers per mail. Mails go to people with an
+ * account; `{{username}}` and `{{display_name}}` are replaced per recipient in the subject and
+ * body (a no-op when the admin screen already did). Idempotency: with `campaignId`, the key is
+ * `campaign:<id>:<userId>`; without, see {@link adHocMailKeys}. A retry of a mail that already
+ * went out answers "sent" without sending it again; a failed mail stays in the outbox for the
+ * worker and for a retry.
  */
 export async function sendEmailBatch(
-  options: { actorId: string } & SendEmailBatchInput,
+  options: { actorId: string; idempotencyKey?: string | null } & SendEmailBatchInput,
 ): Promise<SendEmailBatchResponse> {
   const actor = await assertAdmin(options.actorId);
   const allowed = senderAddress(bulkSender());
@@ -242,35 +362,31 @@ export async function sendEmailBatch(
     throw new AdminError(400, `emails.${badSender}.from: Bulk mail must be sent from ${allowed}.`);
   }
   const db = getDb();
-  const [campaign] = await db
-    .select({ id: emailCampaigns.id })
-    .from(emailCampaigns)
-    .where(eq(emailCampaigns.id, options.campaignId));
-  if (!campaign) throw new AdminError(404, "That bulk e-mail does not exist.");
-
   const addresses = options.emails.map((mail) => (mail.to[0] ?? "").toLowerCase());
-  const rows: RecipientRow[] = await db
-    .select({
-      userId: emailCampaignRecipients.userId,
-      email: emailCampaignRecipients.email,
-      mailKey: emailCampaignRecipients.mailKey,
-      isUnsubscribed: unsubscribed,
-    })
-    .from(emailCampaignRecipients)
-    .leftJoin(
-      emailPreferences,
-      and(
-        eq(emailPreferences.userId, emailCampaignRecipients.userId),
-        eq(emailPreferences.kind, "announcements"),
-      ),
-    )
-    .where(
-      and(
-        eq(emailCampaignRecipients.campaignId, campaign.id),
-        sql`lower(${emailCampaignRecipients.email}) in (select jsonb_array_elements_text(${JSON.stringify(addresses)}::jsonb))`,
-      ),
+  const campaignId = options.campaignId ?? null;
+  let byAddress: Map<string, RecipientRow>;
+  if (campaignId) {
+    byAddress = await campaignRecipients(db, campaignId, addresses);
+  } else {
+    const accounts = await accountRecipients(db, addresses);
+    const keys = await adHocMailKeys(
+      db,
+      actor.id,
+      options.idempotencyKey ?? null,
+      options.emails.map((mail) => ({
+        to: mail.to[0] ?? "",
+        subject: mail.subject,
+        html: mail.html,
+      })),
     );
-  const byAddress = new Map(rows.map((row) => [row.email.toLowerCase(), row]));
+    byAddress = new Map();
+    addresses.forEach((address, index) => {
+      const account = accounts.get(address);
+      if (account && !byAddress.has(address)) {
+        byAddress.set(address, { ...account, mailKey: keys[index] as string });
+      }
+    });
+  }
 
   const results: BatchEmailResult[] = new Array(options.emails.length);
   const toSend: { index: number; row: RecipientRow }[] = [];
@@ -287,14 +403,16 @@ export async function sendEmailBatch(
         to,
         ok: false,
         status: "rejected",
-        error: "Not a recipient of this bulk e-mail.",
+        error: campaignId
+          ? "Not a recipient of this bulk e-mail."
+          : "No account on this Soundtrail has this address.",
       };
-    } else if (row.isUnsubscribed) {
+    } else if (row.excludedBecause) {
       results[index] = {
         to,
         ok: false,
         status: "skipped",
-        error: "Unsubscribed from announcements.",
+        error: EXCLUSION_MESSAGES[row.excludedBecause],
       };
       skipped.push(row);
     } else {
@@ -313,8 +431,8 @@ export async function sendEmailBatch(
         idempotencyKey: row.mailKey,
         to: row.email,
         from: mail.from,
-        subject: mail.subject,
-        ...withUnsubscribeFooter(mail.html, link),
+        subject: applyTextPlaceholders(mail.subject, row),
+        ...withUnsubscribeFooter(applyPlaceholders(mail.html, row), link),
         headers: unsubscribeHeaders(link),
       };
     }),
@@ -362,27 +480,27 @@ export async function sendEmailBatch(
 
   const sent = results.filter((result) => result.ok && result.status === "sent").length;
   const failed = results.filter((result) => !result.ok && result.status === "failed").length;
-  // 3. Record the outcome per recipient and the batch in the audit log.
+  // 3. Record the outcome per recipient (of a campaign) and the batch in the audit log.
   await db.transaction(async (tx) => {
-    if (updates.length > 0) {
+    if (campaignId && updates.length > 0) {
       await tx.execute(sql`
         update ${emailCampaignRecipients} as r
         set status = v.status, error = v.error, mail_id = nullif(v.mail_id, '')::uuid,
             updated_at = now()
         from jsonb_to_recordset(${JSON.stringify(updates.map((u) => ({ user_id: u.userId, mail_id: u.mailId, status: u.status, error: u.error })))}::jsonb)
           as v(user_id text, mail_id text, status text, error text)
-        where r.campaign_id = ${campaign.id} and r.user_id = v.user_id
+        where r.campaign_id = ${campaignId} and r.user_id = v.user_id
           and r.status <> 'sent'`);
     }
     await recordAudit(tx, actor, {
-      action: "campaign.send_batch",
-      targetType: "campaign",
-      targetId: campaign.id,
+      action: campaignId ? "campaign.send_batch" : "email.send_batch",
+      targetType: campaignId ? "campaign" : "email",
+      targetId: campaignId,
       details: { mails: options.emails.length, sent, failed },
     });
   });
   if (failed > 0) {
-    logger.warn({ campaignId: campaign.id, failed, sent }, "bulk e-mail batch had failures");
+    logger.warn({ campaignId, failed, sent }, "bulk e-mail batch had failures");
   }
   return { results, sent, failed };
 }

@@ -25,7 +25,12 @@ import {
 } from "./email.server";
 import { htmlToText, senderAddress, withUnsubscribeFooter } from "./email-content";
 import { MAX_HTML_LENGTH } from "./limits";
-import { applyPlaceholders, displayNameFor, usernameFor } from "./placeholders";
+import {
+  applyPlaceholders,
+  applyTextPlaceholders,
+  displayNameFor,
+  usernameFor,
+} from "./placeholders";
 import type { SendEmailBatchResponse } from "./schemas";
 
 let testDb: TestDatabase;
@@ -84,6 +89,21 @@ describe("placeholders", () => {
         displayName: `<img src=x onerror="alert(1)"> & co`,
       }),
     ).toBe("<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; co</p>");
+  });
+
+  it("works in a subject line too, with the same fallbacks and no HTML escaping", () => {
+    expect(
+      applyTextPlaceholders("News for {{display_name}} (@{{username}})", {
+        username: "ziggy",
+        displayName: "Ziggy & the Spiders",
+      }),
+    ).toBe("News for Ziggy & the Spiders (@ziggy)");
+    expect(
+      applyTextPlaceholders("Hi {{ display_name }}, {{username}}", {
+        username: null,
+        displayName: null,
+      }),
+    ).toBe("Hi there, there");
   });
 
   it("leaves other braces alone", () => {
@@ -550,9 +570,9 @@ describe("POST /api/send-email-batch", () => {
       "emails.0.from: Bulk mail must be sent from no-reply@localhost.",
     ],
     [
-      "no campaign",
-      () => ({ emails: [mail()] }),
-      "campaignId: Give the campaign the mails belong to.",
+      "a campaign id that is not one",
+      () => ({ campaignId: "nope", emails: [mail()] }),
+      "campaignId: This is not the id of a bulk e-mail.",
     ],
     ["not an object", () => [], "Invalid input: expected object, received array"],
   ])("refuses %s with a 400 that says what is wrong", async (_name, body, message) => {
@@ -572,6 +592,86 @@ describe("POST /api/send-email-batch", () => {
       headers: { "Content-Type": "application/json", "Content-Length": String(13 * 1024 * 1024) },
     });
     expect(huge.status).toBe(413);
+  });
+
+  describe("with the spec's body: no campaign", () => {
+    it("delivers each mail once, and a retried request sends nothing more", async () => {
+      const body = { emails: [mail({ subject: "Spec body", html: "<p>Hello {{username}}</p>" })] };
+      const first = await call(body, viewerOf(admin, true));
+      expect(first).toMatchObject({
+        status: 200,
+        body: { sent: 1, failed: 0, results: [{ to: fan.email, ok: true, status: "sent" }] },
+      });
+      expect(sink.received).toHaveLength(1);
+      expect(sink.received[0]?.raw).toContain(`Hello ${fan.username}`);
+      const again = await call(body, viewerOf(admin, true));
+      expect(again).toMatchObject({
+        status: 200,
+        body: { results: [{ ok: true, status: "sent" }] },
+      });
+      expect(sink.received).toHaveLength(1);
+    });
+
+    it("treats a repeated Idempotency-Key as the same request, a new key as a new one", async () => {
+      const key = { "Content-Type": "application/json", "Idempotency-Key": "batch-42" };
+      await call({ emails: [mail({ html: "<p>one</p>" })] }, viewerOf(admin, true), {
+        headers: key,
+      });
+      // Same key, even with a changed body: already sent.
+      await call({ emails: [mail({ html: "<p>two</p>" })] }, viewerOf(admin, true), {
+        headers: key,
+      });
+      expect(sink.received).toHaveLength(1);
+      await call({ emails: [mail({ html: "<p>one</p>" })] }, viewerOf(admin, true), {
+        headers: { ...key, "Idempotency-Key": "batch-43" },
+      });
+      expect(sink.received).toHaveLength(2);
+      const bad = await call({ emails: [mail()] }, viewerOf(admin, true), {
+        headers: { ...key, "Idempotency-Key": "x".repeat(256) },
+      });
+      expect(bad.status).toBe(400);
+    });
+
+    it("replaces placeholders in the subject, with the fallbacks", async () => {
+      const nameless = await createTestUser({ displayName: null });
+      await call(
+        {
+          emails: [
+            mail({ subject: "News for {{display_name}}" }),
+            mail({ to: [nameless.email], subject: "News for {{display_name}}" }),
+          ],
+        },
+        viewerOf(admin, true),
+      );
+      const subjects = sink.received.map((received) => received.subject).sort();
+      expect(subjects).toEqual(
+        [`News for ${fan.displayName}`, `News for ${nameless.username}`].sort(),
+      );
+    });
+
+    it("sends only to accounts here, and skips people who unsubscribed", async () => {
+      const quiet = await createTestUser();
+      await setEmailPreference({ userId: quiet.id, kind: "announcements", isSubscribed: false });
+      const result = await call(
+        { emails: [mail({ to: ["stranger@example.org"] }), mail({ to: [quiet.email] })] },
+        viewerOf(admin, true),
+      );
+      expect(result).toMatchObject({
+        status: 200,
+        body: {
+          sent: 0,
+          results: [
+            {
+              ok: false,
+              status: "rejected",
+              error: "No account on this Soundtrail has this address.",
+            },
+            { ok: false, status: "skipped", error: "Unsubscribed from announcements." },
+          ],
+        },
+      });
+      expect(sink.received).toHaveLength(0);
+    });
   });
 
   it("answers 404 for a campaign that does not exist", async () => {

@@ -23,14 +23,27 @@ export function displayNameFor(recipient: PlaceholderRecipient): string {
   return present(recipient.displayName) ?? present(recipient.username) ?? PLACEHOLDER_FALLBACK;
 }
 
+const PLACEHOLDER = /\{\{\s*(username|display_name)\s*\}\}/g;
+
+function replacePlaceholders(template: string, username: string, displayName: string): string {
+  return template.replace(PLACEHOLDER, (_match, name: string) =>
+    name === "username" ? username : displayName,
+  );
+}
+
 /**
  * Replaces `{{username}}` and `{{display_name}}` (spaces inside the braces allowed) in an
  * HTML body for one recipient. The values are HTML-escaped: a name is text, never markup.
  */
 export function applyPlaceholders(html: string, recipient: PlaceholderRecipient): string {
-  const username = escapeHtml(usernameFor(recipient));
-  const displayName = escapeHtml(displayNameFor(recipient));
-  return html.replace(/\{\{\s*(username|display_name)\s*\}\}/g, (_match, name: string) =>
-    name === "username" ? username : displayName,
+  return replacePlaceholders(
+    html,
+    escapeHtml(usernameFor(recipient)),
+    escapeHtml(displayNameFor(recipient)),
   );
+}
+
+/** The same placeholders in plain text (a subject line): the values as they are. */
+export function applyTextPlaceholders(text: string, recipient: PlaceholderRecipient): string {
+  return replacePlaceholders(text, usernameFor(recipient), displayNameFor(recipient));
 }

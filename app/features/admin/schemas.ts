@@ -27,11 +27,12 @@ export const batchEmailSchema = z.object({
 });
 
 /**
- * The body of `POST /api/send-email-batch`. `campaignId` ties the mails to a stored campaign,
+ * The body of `POST /api/send-email-batch`: spec §7's `{ emails: [{ from, to, subject, html }] }`.
+ * The optional `campaignId` ties the mails to a stored campaign (the admin screen's bulk mail),
  * whose recipients give every mail its idempotency key (`campaign:<id>:<userId>`).
  */
 export const sendEmailBatchSchema = z.object({
-  campaignId: z.uuid("Give the campaign the mails belong to."),
+  campaignId: z.uuid("This is not the id of a bulk e-mail.").optional(),
   emails: z
     .array(batchEmailSchema, { error: "Send a list of mails in `emails`." })
     .min(1, "Send at least one mail.")

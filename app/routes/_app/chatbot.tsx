@@ -15,8 +15,10 @@ export default function Page() {
   return (
     <>
       <PageHeader title="Assistant">A music assistant that knows your journey.</PageHeader>
-      <EmptyState icon={Bot} title="Your music assistant">
-        Ask about your listening journey once you have shared some music.
+      <EmptyState icon={Bot} title="The assistant is coming soon">
+        It is not built yet. Soon you will be able to ask it about your top artists, what your
+        friends are playing and what to listen to next. Until then, your posts and your friends' are
+        on the feed.
       </EmptyState>
     </>
   );

@@ -18,10 +18,7 @@ import { redirectWithToast } from "~/lib/toast.server";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/feed";
 
-export const meta: Route.MetaFunction = () => [
-  { title: "Feed · Soundtrail" },
-  { name: "description", content: "Share your music journey with friends" },
-];
+export const meta: Route.MetaFunction = () => [{ title: "Feed · Soundtrail" }];
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const viewer = getViewer(context);

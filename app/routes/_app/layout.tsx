@@ -77,7 +77,7 @@ export default function AppLayout() {
         >
           <Outlet />
         </main>
-        <SiteFooter />
+        <SiteFooter isSignedIn={viewer !== null} />
       </div>
     </LiveProvider>
   );

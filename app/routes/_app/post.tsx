@@ -68,7 +68,6 @@ export const meta: Route.MetaFunction = ({ data: loaderData }) => {
   }
   return [
     { title: `${title} · Soundtrail` },
-    { name: "description", content: description },
     { tagName: "link", rel: "canonical", href: canonicalUrl },
     { property: "og:type", content: post.kind === "track" ? "music.song" : "article" },
     { property: "og:site_name", content: "Soundtrail" },

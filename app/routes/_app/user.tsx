@@ -13,7 +13,6 @@ export const meta: Route.MetaFunction = ({ data: loaderData }) => {
     profile.bio.slice(0, 200) || `${profile.displayName} shares their music journey on Soundtrail.`;
   return [
     { title },
-    { name: "description", content: description },
     { tagName: "link", rel: "canonical", href: canonicalUrl },
     { property: "og:type", content: "profile" },
     { property: "og:title", content: title },

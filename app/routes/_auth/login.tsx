@@ -10,16 +10,25 @@ import { OAuthButtons } from "~/features/auth/components/oauth-buttons";
 import { continueAsGuest } from "~/features/auth/guest.server";
 import { configuredProviders, startOAuth } from "~/features/auth/oauth.server";
 import { codeSchema, fieldErrors, formValues, loginSchema } from "~/features/auth/schemas";
+import { SharePreviewCard } from "~/features/share/components/share-preview-card";
+import { sharePreviewMeta, sharePreviewTitle } from "~/features/share/share-preview";
+import { loadSharePreview } from "~/features/share/share-preview.server";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/login";
 
-export const meta: Route.MetaFunction = () => [{ title: "Sign in · Soundtrail" }];
+export const meta: Route.MetaFunction = ({ data: loaderData }) => {
+  const preview = loaderData?.preview;
+  if (!preview) return [{ title: "Sign in · Soundtrail" }];
+  return [{ title: `${sharePreviewTitle(preview)} · Soundtrail` }, ...sharePreviewMeta(preview)];
+};
 
-export function loader({ request }: Route.LoaderArgs) {
+export async function loader({ request }: Route.LoaderArgs) {
   const url = new URL(request.url);
+  const redirectTo = safeRedirectPath(url.searchParams.get("redirectTo"));
   return {
-    redirectTo: safeRedirectPath(url.searchParams.get("redirectTo")),
+    redirectTo,
+    preview: await loadSharePreview({ path: redirectTo }),
     providers: configuredProviders(),
     kind: contactKindOf(request.url),
     problem:
@@ -182,6 +191,7 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
         </>
       }
     >
+      {loaderData.preview ? <SharePreviewCard preview={loaderData.preview} /> : null}
       <div className="flex flex-col gap-4">
         <FormErrors
           errors={errors?.form ?? (loaderData.problem ? [loaderData.problem] : undefined)}

@@ -2,11 +2,15 @@ import { Disc3, Heart, MessageCircle, Radio, Sparkles, Users } from "lucide-reac
 import { ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { EmptyState } from "~/components/ui/empty-state";
+import { listFeed } from "~/features/feed/feed.server";
+import { PostCard } from "~/features/posts/components/post-card";
 import type { Route } from "./+types/home";
+
+/** How many of the latest public posts the landing page shows. */
+const LATEST_COUNT = 3;
 
 export const meta: Route.MetaFunction = () => [
   { title: "Soundtrail" },
-  { name: "description", content: "Share your music journey with friends" },
   { property: "og:title", content: "Soundtrail" },
   { property: "og:description", content: "Share your music journey with friends" },
   { property: "og:type", content: "website" },
@@ -14,8 +18,10 @@ export const meta: Route.MetaFunction = () => [
   { name: "twitter:card", content: "summary" },
 ];
 
-export function loader() {
-  return null;
+/** The latest public posts, as a signed-out visitor may see them (the only kind who gets here). */
+export async function loader() {
+  const page = await listFeed({ viewerId: null, tab: "everyone", limit: LATEST_COUNT });
+  return { posts: page.posts };
 }
 
 const features = [
@@ -51,7 +57,8 @@ const features = [
   },
 ];
 
-export default function Home() {
+export default function Home({ loaderData }: Route.ComponentProps) {
+  const { posts } = loaderData;
   return (
     <main id="main">
       <section className="mx-auto max-w-6xl px-4 py-16 sm:py-24">
@@ -97,16 +104,31 @@ export default function Home() {
           Happening now
         </h2>
         <p className="mt-1 text-muted-foreground">The latest public posts on this instance.</p>
-        <div className="mt-6">
-          <EmptyState
-            icon={Disc3}
-            title="No public posts yet"
-            action={<ButtonLink to="/auth/signup">Be the first to share</ButtonLink>}
-          >
-            This Soundtrail is brand new. Public posts will show up here as soon as people start
-            sharing.
-          </EmptyState>
-        </div>
+        {posts.length > 0 ? (
+          <div className="mt-6 max-w-3xl">
+            <ul aria-label="Latest public posts" className="flex flex-col gap-4">
+              {posts.map((post) => (
+                <li key={post.id}>
+                  <PostCard post={post} viewerId={null} headingLevel={3} />
+                </li>
+              ))}
+            </ul>
+            <ButtonLink to="/feed" variant="secondary" className="mt-6">
+              See the whole public feed
+            </ButtonLink>
+          </div>
+        ) : (
+          <div className="mt-6">
+            <EmptyState
+              icon={Disc3}
+              title="No public posts yet"
+              action={<ButtonLink to="/auth/signup">Be the first to share</ButtonLink>}
+            >
+              This Soundtrail is brand new. Public posts will show up here as soon as people start
+              sharing.
+            </EmptyState>
+          </div>
+        )}
       </section>
     </main>
   );

@@ -29,9 +29,24 @@ async function readJson(request: Request): Promise<unknown> {
   }
 }
 
+/** An `Idempotency-Key` header (IETF draft): any visible ASCII, at most 255 characters. */
+function idempotencyKeyOf(request: Request): string | null {
+  const key = request.headers.get("Idempotency-Key")?.trim() ?? "";
+  if (!key) return null;
+  if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw data(
+      { error: "Idempotency-Key must be 1 to 255 visible ASCII characters." },
+      { status: 400 },
+    );
+  }
+  return key;
+}
+
 /**
- * `POST /api/send-email-batch` (spec §7), admin only: `{ campaignId, emails: [{ from,
- * to: [address], subject, html }] }`, at most 100 mails; answers one result per mail.
+ * `POST /api/send-email-batch` (spec §7), admin only: `{ emails: [{ from, to: [address],
+ * subject, html }] }` with at most 100 mails, and optionally the admin screen's `campaignId`.
+ * Answers `{ results: [{ to, ok, id?, status, error? }], sent, failed }`, one result per mail
+ * in order (docs/api/send-email-batch.md).
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
@@ -41,13 +56,14 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 405, headers: { Allow: "POST" } },
     );
   }
+  const idempotencyKey = idempotencyKeyOf(request);
   const parsed = sendEmailBatchSchema.safeParse(await readJson(request));
   if (!parsed.success) {
     const issues = describeIssues(parsed.error);
     throw data({ error: issues[0], issues }, { status: 400 });
   }
   try {
-    return await sendEmailBatch({ actorId: viewer.id, ...parsed.data });
+    return await sendEmailBatch({ actorId: viewer.id, idempotencyKey, ...parsed.data });
   } catch (error) {
     if (error instanceof AdminError) {
       throw data({ error: error.message, issues: [error.message] }, { status: error.status });

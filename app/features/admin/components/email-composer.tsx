@@ -3,7 +3,7 @@ import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import { withUnsubscribeFooter } from "../email-content";
 import { MAX_HTML_LENGTH, MAX_SUBJECT_LENGTH } from "../limits";
-import { applyPlaceholders } from "../placeholders";
+import { applyPlaceholders, applyTextPlaceholders } from "../placeholders";
 
 export interface ComposerPerson {
   userId: string;
@@ -86,10 +86,12 @@ export function EmailComposer({
     audience === "everyone" ? eligible : eligible.filter((p) => selected.has(p.userId));
   const previewPerson =
     recipients.find((p) => p.userId === previewId) ?? recipients[0] ?? eligible[0] ?? null;
+  const previewRecipient = previewPerson ?? { username: null, displayName: null };
   const previewHtml = withUnsubscribeFooter(
-    applyPlaceholders(html, previewPerson ?? { username: null, displayName: null }),
+    applyPlaceholders(html, previewRecipient),
     "#unsubscribe",
   ).html;
+  const previewSubject = applyTextPlaceholders(subject, previewRecipient);
 
   const toggle = (userId: string, on: boolean) =>
     setSelected((current) => {
@@ -192,6 +194,10 @@ export function EmailComposer({
               </option>
             ))}
           </select>
+          <p className="min-w-0 break-words text-sm">
+            <span className="text-muted-foreground">Subject: </span>
+            <span data-testid="preview-subject">{previewSubject || "—"}</span>
+          </p>
           <iframe
             title="Preview of the mail"
             sandbox=""
