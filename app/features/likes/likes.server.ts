@@ -12,12 +12,15 @@ export interface LikeState {
   likeCount: number;
 }
 
-async function likeCountOf(postId: string): Promise<number> {
+/** The like count of a post the viewer may see; null when they may not (it reveals nothing). */
+async function likeCountOf(viewerId: string, postId: string): Promise<number | null> {
   const [row] = await getDb()
-    .select({ n: sql<number>`count(*)::int` })
-    .from(postLikes)
-    .where(eq(postLikes.postId, postId));
-  return Number(row?.n ?? 0);
+    .select({
+      n: sql<number>`(select count(*)::int from ${postLikes} where ${postLikes.postId} = ${posts.id})`,
+    })
+    .from(posts)
+    .where(and(eq(posts.id, postId), canSeePost(viewerId)));
+  return row ? Number(row.n) : null;
 }
 
 /**
@@ -47,10 +50,15 @@ export async function likePost(options: { viewerId: string; postId: string }): P
       });
     }
   });
-  return { liked: true, likeCount: await likeCountOf(postId) };
+  const likeCount = await likeCountOf(viewerId, postId);
+  if (likeCount === null) throw new AppError("not_found", POST_NOT_FOUND);
+  return { liked: true, likeCount };
 }
 
-/** Takes a like back (always allowed: it only removes the viewer's own row). */
+/**
+ * Takes a like back. Always allowed (it only removes the viewer's own row), but the answer goes
+ * through the visibility rule: on a post the viewer may no longer see it is "not found".
+ */
 export async function unlikePost(options: {
   viewerId: string;
   postId: string;
@@ -75,7 +83,9 @@ export async function unlikePost(options: {
       likerId: options.viewerId,
     });
   });
-  return { liked: false, likeCount: await likeCountOf(options.postId) };
+  const likeCount = await likeCountOf(options.viewerId, options.postId);
+  if (likeCount === null) throw new AppError("not_found", POST_NOT_FOUND);
+  return { liked: false, likeCount };
 }
 
 export interface Liker {

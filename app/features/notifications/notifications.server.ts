@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { getDb, rowsOf } from "~/db/client.server";
 import {
   comments,
@@ -331,12 +332,16 @@ async function selectNotifications(options: {
   limit: number;
 }): Promise<NotificationView[]> {
   const { recipientId } = options;
+  // The post and its comment are read through the one visibility rule: a post hidden or
+  // renamed after the notification shows nothing of itself to people who may not see it.
+  const p = alias(posts, "p");
   const rows = rowsOf<Row>(
     await getDb().execute(sql`
-      select n.id, n.seq, n.kind, n.updated_at, n.read_at, n.post_id, p.title, p.artist,
+      select n.id, n.seq, n.kind, n.updated_at, n.read_at, n.post_id, ${p.title} as title,
+        ${p.artist} as artist,
         a.actor_count, a.actors, c.content as comment_content
       from ${notifications} n
-      left join ${posts} p on p.id = n.post_id
+      left join ${posts} p on ${p.id} = n.post_id and ${canSeePost(recipientId, p)}
       cross join lateral (
         select count(*)::int as actor_count,
           (select json_agg(x) from (
@@ -353,6 +358,7 @@ async function selectNotifications(options: {
         where na.notification_id = n.id and not ${blockedBetween(sql`na.actor_id`, recipientId)}
       ) a
       left join ${comments} c on c.comment_id = coalesce(n.comment_id, a.latest_comment_id)
+        and ${p.id} is not null
       where n.recipient_id = ${recipientId} and a.actor_count > 0 and ${options.where}
       order by n.seq ${options.order === "asc" ? sql`asc` : sql`desc`}
       limit ${options.limit}`),

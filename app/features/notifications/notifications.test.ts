@@ -13,10 +13,10 @@ import {
   readUnsubscribeToken,
   setEmailPreference,
 } from "~/features/mail/preferences.server";
-import { deletePost } from "~/features/posts/posts.server";
+import { deletePost, updatePost } from "~/features/posts/posts.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
-import { createTestPost } from "../../../tests/support/social-factories";
+import { createTestPost, postInput } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { describeNotification, notificationHref } from "./describe";
 import {
@@ -158,6 +158,47 @@ describe("notification rules", () => {
     expect(mentions).toHaveLength(1);
     expect(mentions[0]?.kind).toBe("mention");
     expect(await inbox(stranger.id)).toEqual([]);
+  });
+
+  it("shows nothing of a post the recipient may no longer see, even after it was renamed", async () => {
+    const ana = await createTestUser({ displayName: "Ana" });
+    const fan = await createTestUser({ username: "fan_reader" });
+    await followUser({ viewerId: fan.id, targetId: ana.id });
+    const postId = await createTestPost(ana.id, {
+      audience: "followers",
+      title: "Old title",
+      note: "hey @fan_reader",
+    });
+    await addComment({ viewerId: ana.id, postId, content: "secret words for @fan_reader" });
+    expect((await inbox(fan.id)).map((n) => n.post?.title)).toContain("Old title");
+
+    await updatePost({
+      viewerId: ana.id,
+      postId,
+      input: postInput({ audience: "only_me", title: "Renamed in private", note: "hidden" }),
+    });
+    const seen = await inbox(fan.id);
+    const after = await notificationsAfter({ recipientId: fan.id, afterSeq: 0 });
+    for (const view of [...seen, ...after]) {
+      expect(view.post).toBeNull();
+      expect(view.commentExcerpt).toBeNull();
+    }
+    expect(JSON.stringify([seen, after])).not.toMatch(/Renamed in private|secret words/);
+  });
+
+  it("an unlike on a post the viewer may no longer see reveals no like count", async () => {
+    const ana = await createTestUser();
+    const fan = await createTestUser();
+    await followUser({ viewerId: fan.id, targetId: ana.id });
+    const postId = await createTestPost(ana.id, { audience: "followers" });
+    await likePost({ viewerId: fan.id, postId });
+    await unfollowUser({ viewerId: fan.id, targetId: ana.id });
+    await expect(unlikePost({ viewerId: fan.id, postId })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    // The like itself is gone: people can always take their own like back.
+    await followUser({ viewerId: fan.id, targetId: ana.id });
+    expect(await unlikePost({ viewerId: fan.id, postId })).toEqual({ liked: false, likeCount: 0 });
   });
 
   it("groups new followers, and an unfollow takes its notification back", async () => {

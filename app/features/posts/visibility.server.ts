@@ -1,10 +1,11 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { blocks, follows, posts } from "~/db/schema";
 
-/** The columns the visibility rule needs; `posts` itself or an alias of it. */
+/** The columns the visibility rule needs; `posts` itself or an alias of it (`alias(posts, "p")`). */
 export interface PostColumns {
-  authorId: typeof posts.authorId;
-  audience: typeof posts.audience;
+  authorId: AnyPgColumn;
+  audience: AnyPgColumn;
 }
 
 /**
