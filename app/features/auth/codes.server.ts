@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { profiles, user as userTable, verification } from "~/db/schema";
 import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
@@ -38,7 +38,10 @@ async function limitVerifying(headers: Headers) {
   ]);
 }
 
-async function accountByPhone(phone: string) {
+export const ACCOUNT_BANNED = "This account has been suspended and cannot sign in.";
+
+/** The account behind an address or number, with what decides whether a code may sign it in. */
+async function accountFor(channel: CodeChannel, to: string) {
   const [row] = await getDb()
     .select({
       id: userTable.id,
@@ -46,8 +49,17 @@ async function accountByPhone(phone: string) {
       banned: userTable.banned,
     })
     .from(userTable)
-    .where(eq(userTable.phoneNumber, phone));
+    .where(
+      channel === "sms"
+        ? eq(userTable.phoneNumber, to)
+        : sql`lower(${userTable.email}) = ${to.trim().toLowerCase()}`,
+    );
   return row ?? null;
+}
+
+/** A code alone never signs in a banned or two-step account; such accounts are sent none. */
+function canSignInWithCode(account: { banned: boolean | null; twoFactorEnabled: boolean | null }) {
+  return !account.banned && !account.twoFactorEnabled;
 }
 
 function codeSms(code: string, purpose: string): string {
@@ -65,6 +77,8 @@ export async function requestSignInCode(options: {
 }): Promise<AuthResult> {
   const limited = await limitSending(options.headers, options.to);
   if (limited) return rateLimited(limited.retryAfterSeconds);
+  const account = await accountFor(options.channel, options.to);
+  if (account && !canSignInWithCode(account)) return { ok: true, headers: new Headers() };
   if (options.channel === "email") {
     const response = await getAuth().api.sendVerificationOTP({
       body: { email: options.to, type: "sign-in" },
@@ -76,8 +90,7 @@ export async function requestSignInCode(options: {
     if (!response.ok) logger.warn({ status: response.status }, "sign-in code mail refused");
     return { ok: true, headers: new Headers() };
   }
-  const account = await accountByPhone(options.to);
-  if (account && !account.banned && !account.twoFactorEnabled) {
+  if (account) {
     const code = await issueCode({ purpose: "phone-sign-in", subject: options.to });
     await sendSms({ to: options.to, body: codeSms(code, "sign in") });
   }
@@ -86,6 +99,33 @@ export async function requestSignInCode(options: {
 
 function codeFailure(): Extract<AuthResult, { ok: false }> {
   return { ok: false, status: 400, code: "invalid_code", errors: { code: [INVALID_CODE] } };
+}
+
+/**
+ * The answer for a banned or two-step account: the generic "wrong code" unless the code is
+ * right (a code mailed before the ban or before two-step sign-in was turned on), and then a
+ * clear refusal. Nothing here creates a session.
+ */
+async function refuseCodeSignIn(
+  options: { channel: CodeChannel; to: string; code: string; headers: Headers },
+  account: { banned: boolean | null },
+): Promise<AuthResult> {
+  if (options.channel === "sms") return codeFailure();
+  const check = await getAuth().api.checkVerificationOTP({
+    body: { email: options.to, type: "sign-in", otp: options.code.trim() },
+    headers: options.headers,
+    asResponse: true,
+  });
+  if (!check.ok) return codeFailure();
+  if (account.banned) {
+    return { ok: false, status: 403, code: "account_banned", errors: { form: [ACCOUNT_BANNED] } };
+  }
+  return {
+    ok: false,
+    status: 403,
+    code: "second_factor_required",
+    errors: { form: [TWO_FACTOR_ACCOUNT] },
+  };
 }
 
 /** Signs in with a code sent by `requestSignInCode`. */
@@ -97,6 +137,8 @@ export async function signInWithCode(options: {
 }): Promise<AuthResult> {
   const limited = await limitVerifying(options.headers);
   if (limited) return rateLimited(limited.retryAfterSeconds);
+  const account = await accountFor(options.channel, options.to);
+  if (account && !canSignInWithCode(account)) return refuseCodeSignIn(options, account);
   const response =
     options.channel === "email"
       ? await getAuth().api.signInEmailOTP({
@@ -164,7 +206,7 @@ export async function signUpWithPhone(options: PhoneSignUpOptions): Promise<Auth
       errors: { username: ["This username is taken."] },
     };
   }
-  if (await accountByPhone(options.phone)) {
+  if (await accountFor("sms", options.phone)) {
     await sendSms({
       to: options.phone,
       body: "Someone tried to create a Soundtrail account with this number, which already has one. If it was you, sign in instead.",

@@ -151,6 +151,44 @@ describe("one-time code sign-in by e-mail", () => {
     expect(again).toMatchObject({ ok: false, code: "invalid_code" });
   });
 
+  it.each([
+    ["banned", { banned: true }, "account_banned"],
+    ["two-step", { twoFactorEnabled: true }, "second_factor_required"],
+  ] as const)(
+    "refuses a code sign-in for a %s account clearly, never with a 500",
+    async (name, change, code) => {
+      const { email, id } = await createPasswordAccount(`code_${name.replace("-", "_")}`);
+      // A code mailed before the ban, or before two-step sign-in was turned on.
+      await requestSignInCode({ channel: "email", to: email, headers: requestHeaders() });
+      const earlier = codeIn(mailTo(email).match(/Subject: (.*)/)?.[1] ?? "");
+      await testDb.db.update(user).set(change).where(eq(user.id, id));
+      const wrong = await signInWithCode({
+        channel: "email",
+        to: email,
+        code: earlier === "000000" ? "111111" : "000000",
+        headers: requestHeaders(),
+      });
+      expect(wrong).toMatchObject({ ok: false, status: 400, code: "invalid_code" });
+      const right = await signInWithCode({
+        channel: "email",
+        to: email,
+        code: earlier,
+        headers: requestHeaders(),
+      });
+      expect(right).toMatchObject({ ok: false, status: 403, code });
+      expect(await testDb.db.select().from(session).where(eq(session.userId, id))).toEqual([]);
+      // From now on such an account is sent no code at all (the answer stays the same).
+      sink.received.length = 0;
+      const asked = await requestSignInCode({
+        channel: "email",
+        to: email,
+        headers: requestHeaders(),
+      });
+      expect(asked.ok).toBe(true);
+      expect(sink.received).toHaveLength(0);
+    },
+  );
+
   it("answers an unknown address exactly like a known one, and sends nothing", async () => {
     const result = await requestSignInCode({
       channel: "email",
