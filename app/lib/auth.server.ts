@@ -157,6 +157,9 @@ function createAuth() {
     secret: resolveAuthSecret(env),
     database: drizzleAdapter(getDb(), { provider: "pg", schema }),
     telemetry: { enabled: false },
+    // OAuth failures that happen before our own errorCallbackURL is known (no state cookie, a
+    // forged state) land on the sign-in page with a clear message, not on a 404.
+    onAPIError: { errorURL: `${env.BASE_URL.replace(/\/$/, "")}/auth/login` },
     user: {
       additionalFields: { username: { type: "string", required: false, input: true } },
       deleteUser: { enabled: true },

@@ -9,6 +9,8 @@ import { createMailTransport, setMailTransport } from "~/features/mail/mail.serv
 import { type SmsMessage, setSmsSender } from "~/features/sms/sms.server";
 import { resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
+import { loader as loginLoader } from "~/routes/_auth/login";
+import { loader as callbackLoader } from "~/routes/api/auth-callback";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { changePassword, deleteAccount } from "./account-changes.server";
 import { getViewerFromHeaders, signInWithEmail } from "./accounts.server";
@@ -594,6 +596,23 @@ describe("OAuth", () => {
     expect(url.host).toBe("github.com");
     expect(url.searchParams.get("client_id")).toBe("vitest-github-client");
     expect(result.headers.getSetCookie().join()).toContain("state");
+  });
+
+  it("a callback without its state cookie lands on sign-in with a clear message, not a 404", async () => {
+    const response = (await callbackLoader({
+      request: new Request("http://localhost:3000/api/auth/callback/github?code=abc&state=forged"),
+      params: { provider: "github" },
+      context: {},
+    } as unknown as Parameters<typeof callbackLoader>[0])) as Response;
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get("Location") ?? "", "http://localhost:3000");
+    expect(location.pathname).toBe("/auth/login");
+    const page = await loginLoader({
+      request: new Request(location),
+    } as unknown as Parameters<typeof loginLoader>[0]);
+    expect(page.problem).toBe(
+      "That sign-in attempt expired or was started in another browser. Please try again.",
+    );
   });
 
   it("refuses a provider that is not configured", async () => {

@@ -31,11 +31,17 @@ export async function loader({ request }: Route.LoaderArgs) {
     preview: await loadSharePreview({ path: redirectTo }),
     providers: configuredProviders(),
     kind: contactKindOf(request.url),
-    problem:
-      url.searchParams.get("error") === "oauth"
-        ? "Signing in with that provider did not work. Please try again, or use another way."
-        : null,
+    problem: oauthProblem(url.searchParams.getAll("error")),
   };
+}
+
+/** What the sign-in page says after a failed OAuth round trip (`?error=…`). */
+function oauthProblem(errors: string[]): string | null {
+  if (errors.length === 0) return null;
+  if (errors.some((code) => /^state_/.test(code))) {
+    return "That sign-in attempt expired or was started in another browser. Please try again.";
+  }
+  return "Signing in with that provider did not work. Please try again, or use another way.";
 }
 
 function signedInRedirect(headers: Headers, redirectTo: string | undefined, title: string) {
