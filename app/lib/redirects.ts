@@ -30,29 +30,37 @@ function isPublicPath(pathname: string): boolean {
   return pathname === "/" || pathname === "/feed" || isAuthPath(pathname);
 }
 
+const SAFE_BASE = "http://soundtrail.invalid";
+
 /**
- * Returns `redirectTo` when it is a same-site relative path (`/feed?x=1`), else `null`.
- * Absolute URLs, protocol-relative `//host` and backslash tricks are refused.
+ * True when `path` is a path on this site, as a browser would read it as a Location or link:
+ * one leading `/` (not `//`, not `/\`, which browsers read as `//`), no control characters or
+ * whitespace (which browsers strip or normalise), and resolving to this origin.
+ */
+function isSameSitePath(path: string): boolean {
+  if (!path.startsWith("/") || path.startsWith("//") || path.startsWith("/\\")) return false;
+  for (const ch of path) {
+    const code = ch.charCodeAt(0);
+    if (code <= 0x20 || code === 0x7f) return false;
+  }
+  try {
+    return new URL(path, SAFE_BASE).origin === SAFE_BASE;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Returns `redirectTo` normalised (`/a/../admin` → `/admin`) when it is a same-site relative
+ * path (`/feed?x=1`), else `null`. Absolute URLs, protocol-relative `//host` and backslash
+ * tricks are refused — checked on the input and again on what is returned, since normalising
+ * can turn a harmless path into a dangerous one (`/.//evil.example` → `//evil.example`).
  */
 export function safeRedirectPath(redirectTo: string | null | undefined): string | null {
-  if (!redirectTo || typeof redirectTo !== "string") return null;
-  if (!redirectTo.startsWith("/") || redirectTo.startsWith("//") || redirectTo.startsWith("/\\")) {
-    return null;
-  }
-  // Control characters and whitespace can be normalised by browsers into a different URL.
-  for (const ch of redirectTo) {
-    const code = ch.charCodeAt(0);
-    if (code <= 0x20 || code === 0x7f) return null;
-  }
-  const base = "http://soundtrail.invalid";
-  let url: URL;
-  try {
-    url = new URL(redirectTo, base);
-  } catch {
-    return null;
-  }
-  if (url.origin !== base) return null;
-  return `${url.pathname}${url.search}${url.hash}`;
+  if (!redirectTo || typeof redirectTo !== "string" || !isSameSitePath(redirectTo)) return null;
+  const url = new URL(redirectTo, SAFE_BASE);
+  const normalised = `${url.pathname}${url.search}${url.hash}`;
+  return isSameSitePath(normalised) ? normalised : null;
 }
 
 /** The login URL that brings the visitor back to `path` after signing in. */
