@@ -336,7 +336,22 @@ function createAuth() {
               .where(eq(schema.user.id, session.userId));
             // A banned account gets no new session, whichever way it signs in.
             if (!owner || owner.banned) return false;
-            const path = (ctx as GenericEndpointContext | null | undefined)?.path;
+            const endpoint = ctx as GenericEndpointContext | null | undefined;
+            const path = endpoint?.path;
+            // A password change replaces the current session: it keeps how that one signed in
+            // and its assurance level (aal2 for two-step accounts, which the change requires).
+            const current = endpoint?.context.session?.session as
+              | { userId?: string; aal?: string; authMethod?: string | null }
+              | undefined;
+            if (path === "/change-password" && current?.userId === session.userId) {
+              return {
+                data: {
+                  ...session,
+                  aal: current.aal === "aal2" ? "aal2" : "aal1",
+                  authMethod: current.authMethod ?? null,
+                },
+              };
+            }
             // Code, link and OAuth sign-ins would skip the second factor: refuse them.
             if (owner.twoFactorEnabled && path && !TWO_FACTOR_PATHS.has(path)) return false;
             const method = methodOfPath(path);

@@ -474,6 +474,48 @@ describe("two-factor sign-in (TOTP)", () => {
     expect(reused.ok).toBe(false);
   });
 
+  it("changes the password with two-step sign-in on, keeping this session at aal2", async () => {
+    const first = await signIn("secure@example.org");
+    const here = await verifySecondFactor({
+      code: backupCodes[3]!,
+      isBackupCode: true,
+      headers: requestHeaders(cookieHeader(first.headers)),
+    });
+    if (!here.ok) throw new Error("no aal2 session");
+    const elsewhere = await signIn("secure@example.org");
+    const other = await verifySecondFactor({
+      code: backupCodes[4]!,
+      isBackupCode: true,
+      headers: requestHeaders(cookieHeader(elsewhere.headers)),
+    });
+    if (!other.ok) throw new Error("no second session");
+    const changed = await changePassword({
+      headers: requestHeaders(cookieHeader(here.headers)),
+      currentPassword: PASSWORD,
+      newPassword: "Temporary-Lodger-1974",
+    });
+    expect(changed).toMatchObject({ ok: true });
+    const cookie = cookieHeader(changed.ok ? changed.headers : new Headers());
+    const { viewer } = await getViewerFromHeaders(requestHeaders(cookie));
+    expect(viewer?.username).toBe("secure");
+    const levels = await testDb.db
+      .select({ aal: session.aal, method: session.authMethod })
+      .from(session)
+      .where(eq(session.userId, "acct-secure"));
+    // The other device is signed out; this one stays, still aal2.
+    expect(levels).toEqual([{ aal: "aal2", method: "backup-code" }]);
+    expect(
+      (await getViewerFromHeaders(requestHeaders(cookieHeader(other.headers)))).viewer,
+    ).toBeNull();
+    // And back, for the tests below.
+    const back = await changePassword({
+      headers: requestHeaders(cookie),
+      currentPassword: "Temporary-Lodger-1974",
+      newPassword: PASSWORD,
+    });
+    expect(back).toMatchObject({ ok: true });
+  });
+
   it("turns off only from an aal2 session, dropping the other sessions to aal1", async () => {
     const id = "acct-secure";
     const first = await signIn("secure@example.org");
