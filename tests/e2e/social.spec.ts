@@ -191,14 +191,17 @@ test.describe
       expect(hidden?.status()).toBe(404);
       await expect(bobPage.getByText(`Page not found: /post/${privatePostId}`)).toBeVisible();
 
-      // A signed-out stranger sees the public post but not the followers-only one.
+      // A signed-out stranger is asked to sign in: the public post is previewed, the
+      // followers-only one is not.
       const stranger = await pageAs(browser, null);
-      expect((await stranger.goto(`/post/${firstPostId}`))?.status()).toBe(200);
-      const response = await stranger.goto(`/post/${followersPostId}`);
-      expect(response?.status()).toBe(404);
-      await stranger.goto(`/u/alice${run}`);
-      await expect(stranger.getByRole("link", { name: "Never Gonna Give You Up" })).toBeVisible();
-      await expect(stranger.getByRole("link", { name: "Roads", exact: true })).toHaveCount(0);
+      await stranger.goto(`/post/${firstPostId}`);
+      await expect(stranger).toHaveURL(/\/auth\/login\?redirectTo=/);
+      const preview = stranger.getByRole("region", { name: "Shared with you" });
+      await expect(preview).toContainText("Never Gonna Give You Up");
+      await stranger.goto(`/post/${followersPostId}`);
+      await expect(stranger).toHaveURL(/\/auth\/login\?redirectTo=/);
+      await expect(preview).toHaveCount(0);
+      await expect(stranger.getByText("Roads")).toHaveCount(0);
     });
 
     test("like and unlike: the count updates at once and sticks", async ({ browser }) => {
