@@ -38,6 +38,9 @@ interface AddOptions {
   actorCommentId?: string | null;
 }
 
+/** The advisory lock key that orders notification seq numbers by commit (any fixed bigint). */
+const NOTIFICATION_SEQ_LOCK = 7_351_001;
+
 /**
  * Adds `actorId` to the recipient's open notification for `groupKey`, or opens one. Nothing
  * happens for one's own actions, across a block (either way), for a post the recipient cannot
@@ -63,6 +66,10 @@ async function addNotification(tx: DbOrTx, options: AddOptions): Promise<boolean
   );
   if (!check || check.blocked || !check.can_see) return false;
   if (check.in_app) {
+    // Streams and reconnects read "everything after seq N", so a seq must never become visible
+    // after a higher one: taking this lock before nextval makes seq order commit order (a lower
+    // seq committing late was skipped). One key for all, held until commit, so no deadlock.
+    await tx.execute(sql`select pg_advisory_xact_lock(${NOTIFICATION_SEQ_LOCK})`);
     await tx.execute(sql`
       with n as (
         insert into ${notifications} (recipient_id, kind, group_key, post_id, comment_id)
