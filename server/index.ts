@@ -1,17 +1,15 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequestListener } from "@mjackson/node-fetch-server";
 import pino from "pino";
 import { createRequestHandler, type RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
 import { EnvError, parseEnv } from "../app/lib/env.server";
 import { baseSecurityHeaders } from "../app/lib/security.server";
-import { clientAddress } from "./client-address";
-import { checkOrigin } from "./origin";
-import { serveStatic } from "./static";
+import { withDataHeaders } from "./data-headers";
+import { createNodeHandler } from "./http-handler";
 
 /** What app/entry.server.tsx exports besides the renderer. */
 interface AppEntry {
@@ -72,83 +70,32 @@ try {
 }
 
 const mode = env.NODE_ENV === "development" ? "development" : "production";
-const handleDocument = createRequestHandler(build, mode);
-const allowedOrigins = [new URL(env.BASE_URL).origin];
-
-const fetchHandler = createRequestListener(async (request, client) => {
-  const started = performance.now();
-  const requestId = request.headers.get("X-Request-Id")?.slice(0, 64) || randomUUID();
-  let response: Response;
-  const refusal = checkOrigin(request, allowedOrigins);
-  if (refusal) {
-    response = new Response("Forbidden: this request did not come from Soundtrail.", {
-      status: 403,
-      headers: { "Content-Type": "text/plain; charset=utf-8" },
-    });
-  } else {
-    const address = clientAddress(
-      client.address,
-      request.headers.get("X-Forwarded-For"),
-      env.TRUST_PROXY,
-    );
-    // Rate limits read the client from this header only; whatever the client sent is replaced.
-    request.headers.set(CLIENT_IP_HEADER, address);
-    const context = app.createLoadContext({
-      requestId,
-      nonce: randomBytes(16).toString("base64"),
-      clientAddress: address,
-      buildId,
-    });
-    response = await handleDocument(request, context);
-  }
-  for (const [name, value] of Object.entries(baseSecurityHeaders)) {
-    if (!response.headers.has(name)) response.headers.set(name, value);
-  }
-  response.headers.set("X-Request-Id", requestId);
-  const url = new URL(request.url);
-  logger.info(
-    {
-      requestId,
-      method: request.method,
-      path: url.pathname,
-      status: response.status,
-      ms: Math.round(performance.now() - started),
-    },
-    "request",
-  );
-  return response;
-});
-
+const handleDocument = createRequestHandler(withDataHeaders(build), mode);
 let shuttingDown = false;
 
-const server = http.createServer(async (req, res) => {
-  const pathname = (req.url ?? "/").split("?")[0] ?? "/";
-  if (pathname === "/healthz") {
-    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-store" });
-    res.end(JSON.stringify({ status: "ok" }));
-    return;
-  }
-  if (pathname === "/readyz") {
-    const ready = !shuttingDown && (await app.isReady());
-    res.writeHead(ready ? 200 : 503, {
-      "Content-Type": "application/json",
-      "Cache-Control": "no-store",
+const handler = createNodeHandler({
+  handleRequest(request, facts) {
+    // Rate limits read the client from this header only; whatever the client sent is replaced.
+    request.headers.set(CLIENT_IP_HEADER, facts.clientAddress);
+    const context = app.createLoadContext({
+      requestId: facts.requestId,
+      nonce: randomBytes(16).toString("base64"),
+      clientAddress: facts.clientAddress,
+      buildId,
     });
-    res.end(JSON.stringify({ status: ready ? "ready" : "unavailable" }));
-    return;
-  }
-  try {
-    // Headers are set on `res` only for files served here: headers set before the hand-off to
-    // React Router would make Node keep only the last of several Set-Cookie headers.
-    if (await serveStatic(req, res, clientDir, pathname, baseSecurityHeaders)) return;
-  } catch (error) {
-    logger.error({ err: error, path: pathname }, "static file error");
-    if (!res.headersSent) res.statusCode = 500;
-    res.end();
-    return;
-  }
-  fetchHandler(req, res);
+    return handleDocument(request, context);
+  },
+  isReady: () => app.isReady(),
+  isShuttingDown: () => shuttingDown,
+  clientDir,
+  allowedOrigins: [new URL(env.BASE_URL).origin],
+  trustProxy: env.TRUST_PROXY,
+  securityHeaders: baseSecurityHeaders,
+  logger,
 });
+
+const server = http.createServer(handler.onRequest);
+server.on("checkContinue", handler.onCheckContinue);
 
 server.keepAliveTimeout = 65_000;
 
@@ -161,7 +108,7 @@ server.on("error", (error: NodeJS.ErrnoException) => {
       );
     return;
   }
-  throw error;
+  void app.shutdown().finally(() => fail(`The server failed: ${error.message}`));
 });
 
 server.listen(env.PORT, env.HOST, () => {
@@ -206,6 +153,16 @@ async function gracefulShutdown(signal: string) {
   }
   process.exit();
 }
+
+// The last line of defence, not the design: every request path above answers its own failures
+// (http-handler.ts never rejects). Should something still escape, one bad request must not take
+// the process — and every other person's requests — down with it.
+process.on("uncaughtException", (error, origin) => {
+  logger.error({ err: error, origin }, "uncaught exception; still serving");
+});
+process.on("unhandledRejection", (reason) => {
+  logger.error({ err: reason }, "unhandled promise rejection; still serving");
+});
 
 process.on("SIGTERM", () => void gracefulShutdown("SIGTERM"));
 process.on("SIGINT", () => void gracefulShutdown("SIGINT"));

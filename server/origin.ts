@@ -1,17 +1,21 @@
+import type { IncomingHttpHeaders } from "node:http";
+
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Cross-site request forgery guard: a state-changing request must come from our own origin.
- * Returns a reason when the request must be refused.
+ * Cross-site request forgery guard: a state-changing request must come from one of our own
+ * origins — those of `BASE_URL`, never one derived from the request's Host header, which the
+ * client chooses (a DNS-rebinding page on another name would pass a Host comparison).
+ * Reads headers only, so it runs before any of the body is read. Returns a reason to refuse.
  */
-export function checkOrigin(request: Request, allowedOrigins: readonly string[]): string | null {
-  if (SAFE_METHODS.has(request.method)) return null;
-  const origin = request.headers.get("Origin");
-  if (origin) {
-    const own = new URL(request.url).origin;
-    return origin === own || allowedOrigins.includes(origin) ? null : "foreign origin";
-  }
+export function checkOrigin(
+  method: string,
+  headers: IncomingHttpHeaders,
+  allowedOrigins: readonly string[],
+): string | null {
+  if (SAFE_METHODS.has(method.toUpperCase())) return null;
+  const origin = headers.origin;
+  if (origin !== undefined) return allowedOrigins.includes(origin) ? null : "foreign origin";
   // Browsers always send Origin on cross-site POSTs; without it trust Fetch Metadata if present.
-  const site = request.headers.get("Sec-Fetch-Site");
-  return site === "cross-site" ? "cross-site request" : null;
+  return headers["sec-fetch-site"] === "cross-site" ? "cross-site request" : null;
 }

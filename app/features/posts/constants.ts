@@ -14,6 +14,8 @@ export const MUSIC_FIELD_MAX_LENGTH = 200;
 export const COMMENT_MAX_LENGTH = 1000;
 /** Largest image upload accepted (bytes). */
 export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+/** Largest composer request body: the image with room for the other fields (bytes). */
+export const UPLOAD_BODY_MAX_BYTES = IMAGE_MAX_BYTES + 256 * 1024;
 
 export const KIND_LABELS: Record<PostKind, string> = {
   track: "Track",

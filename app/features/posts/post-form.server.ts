@@ -3,11 +3,8 @@ import { isAppError } from "~/lib/errors";
 import { type FieldErrors, formStrings, zodFieldErrors } from "~/lib/forms";
 import { readFormData } from "~/lib/multipart.server";
 import type { ComposerValues } from "./components/composer";
-import { IMAGE_MAX_BYTES } from "./constants";
+import { UPLOAD_BODY_MAX_BYTES } from "./constants";
 import { type PostInput, postInputSchema } from "./schemas";
-
-/** Room for the other fields next to a 10 MB image. */
-const MAX_BODY_BYTES = IMAGE_MAX_BYTES + 256 * 1024;
 
 export type ParsedPostForm =
   | {
@@ -26,7 +23,7 @@ export type ParsedPostForm =
 export async function parsePostForm(request: Request): Promise<ParsedPostForm> {
   let form: FormData;
   try {
-    form = await readFormData(request, MAX_BODY_BYTES);
+    form = await readFormData(request, UPLOAD_BODY_MAX_BYTES);
   } catch (error) {
     if (!isAppError(error)) throw error;
     return {

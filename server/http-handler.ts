@@ -1,0 +1,249 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import {
+  BODY_LIMITS,
+  type BodyClass,
+  type BodyRefusal,
+  bodyClassFor,
+  checkDeclaredBody,
+  mediaTypeOf,
+  tooLarge,
+} from "./body-limits";
+import { clientAddress } from "./client-address";
+import { hasPendingBody, lingerBeforeClose, readBodyWithin, serveFetch } from "./fetch-listener";
+import { checkOrigin } from "./origin";
+import { serveStatic } from "./static";
+
+/** Who is asking, as the server worked it out before the app sees the request. */
+export interface RequestFacts {
+  requestId: string;
+  clientAddress: string;
+}
+
+export interface NodeHandlerOptions {
+  /** The app: React Router's handler with its per-request context. */
+  handleRequest(request: Request, facts: RequestFacts): Promise<Response>;
+  isReady(): Promise<boolean>;
+  isShuttingDown(): boolean;
+  /** The built client files, or null to serve none. */
+  clientDir: string | null;
+  /** Origins state-changing requests may come from (BASE_URL's). */
+  allowedOrigins: readonly string[];
+  trustProxy: boolean;
+  securityHeaders: Readonly<Record<string, string>>;
+  logger: Logger;
+}
+
+/**
+ * The node:http request listener: health checks and static files, then the body rules of
+ * body-limits.ts and the Origin check — both from headers alone, before a byte of the body is
+ * read — then the app through fetch-listener.ts. It never rejects: whatever happens is answered
+ * and logged here.
+ */
+export function createNodeHandler(options: NodeHandlerOptions) {
+  const { logger } = options;
+
+  function refuse(
+    req: IncomingMessage,
+    res: ServerResponse,
+    refusal: BodyRefusal | { status: 403; message: string },
+    context: { requestId: string; bodyClass: BodyClass; path: string; started: number },
+  ) {
+    const headers: Record<string, string> = {
+      ...options.securityHeaders,
+      "Cache-Control": "no-store",
+      "X-Request-Id": context.requestId,
+    };
+    // A body left on the wire is not read: the connection ends after this answer.
+    if (hasPendingBody(req)) {
+      headers.Connection = "close";
+      lingerBeforeClose(req);
+    }
+    const wantsJson =
+      context.bodyClass === "json" || mediaTypeOf(req.headers.accept) === "application/json";
+    const body = wantsJson ? JSON.stringify({ error: refusal.message }) : `${refusal.message}\n`;
+    headers["Content-Type"] = wantsJson
+      ? "application/json; charset=utf-8"
+      : "text/plain; charset=utf-8";
+    res.writeHead(refusal.status, headers);
+    res.end(req.method === "HEAD" ? undefined : body);
+    (refusal.status === 413 ? logger.warn : logger.info).call(
+      logger,
+      {
+        requestId: context.requestId,
+        method: req.method,
+        path: context.path,
+        status: refusal.status,
+        reason: refusal.message,
+        ms: Math.round(performance.now() - context.started),
+      },
+      "request refused",
+    );
+  }
+
+  function refusalResponse(refusal: BodyRefusal, requestId: string, bodyClass: BodyClass) {
+    const isJson = bodyClass === "json";
+    return new Response(isJson ? JSON.stringify({ error: refusal.message }) : refusal.message, {
+      status: refusal.status,
+      headers: {
+        ...options.securityHeaders,
+        "Content-Type": isJson ? "application/json; charset=utf-8" : "text/plain; charset=utf-8",
+        "Cache-Control": "no-store",
+        "X-Request-Id": requestId,
+      },
+    });
+  }
+
+  async function handleApp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    expectsContinue: boolean,
+  ) {
+    const started = performance.now();
+    const method = req.method ?? "GET";
+    const requestId = String(req.headers["x-request-id"] ?? "").slice(0, 64) || randomUUID();
+    const bodyClass = bodyClassFor(method, pathname);
+    const context = { requestId, bodyClass, path: pathname, started };
+
+    const declared = checkDeclaredBody(bodyClass, req.headers);
+    if (declared) return refuse(req, res, declared, context);
+    // Headers are set on `res` only for files served here: headers set before the hand-off
+    // to React Router would make Node keep only the last of several Set-Cookie headers.
+    if (
+      options.clientDir &&
+      (await serveStatic(req, res, options.clientDir, pathname, options.securityHeaders))
+    ) {
+      return;
+    }
+    const foreign = checkOrigin(method, req.headers, options.allowedOrigins);
+    if (foreign) {
+      return refuse(
+        req,
+        res,
+        { status: 403, message: "Forbidden: this request did not come from Soundtrail." },
+        context,
+      );
+    }
+
+    let hasContinued = false;
+    const sendContinue = () => {
+      if (expectsContinue && !hasContinued && !res.headersSent) res.writeContinue();
+      hasContinued = true;
+    };
+    const limit = BODY_LIMITS[bodyClass];
+    let body: Uint8Array<ArrayBuffer> | undefined;
+    if (bodyClass === "form") {
+      // Forms are small: read them whole here, so that a body the app cannot parse is a 400
+      // from one place rather than an exception in whichever action calls formData().
+      const read = await readBodyWithin(req, limit, sendContinue);
+      if (read.kind === "too_large") return refuse(req, res, tooLarge(limit), context);
+      if (read.kind === "aborted") {
+        logger.info({ requestId, method, path: pathname }, "request aborted");
+        return;
+      }
+      const contentType = req.headers["content-type"] ?? "";
+      if (mediaTypeOf(contentType) === "multipart/form-data") {
+        try {
+          await new Response(read.body, { headers: { "Content-Type": contentType } }).formData();
+        } catch {
+          return refuse(
+            req,
+            res,
+            {
+              status: 400,
+              message: "The form could not be read: its multipart body is malformed.",
+            },
+            context,
+          );
+        }
+      }
+      body = read.body;
+    }
+
+    const address = clientAddress(
+      req.socket.remoteAddress ?? "",
+      typeof req.headers["x-forwarded-for"] === "string" ? req.headers["x-forwarded-for"] : null,
+      options.trustProxy,
+    );
+    const exchange = await serveFetch(req, res, {
+      protocol: "encrypted" in req.socket && req.socket.encrypted ? "https:" : "http:",
+      limit,
+      body,
+      onFirstRead: sendContinue,
+      tooLarge: () => refusalResponse(tooLarge(limit), requestId, bodyClass),
+      handler: async (request) => {
+        const response = await options.handleRequest(request, {
+          requestId,
+          clientAddress: address,
+        });
+        for (const [name, value] of Object.entries(options.securityHeaders)) {
+          if (!response.headers.has(name)) response.headers.set(name, value);
+        }
+        response.headers.set("X-Request-Id", requestId);
+        return response;
+      },
+    });
+    const fields = {
+      requestId,
+      method,
+      path: pathname,
+      status: exchange.status,
+      ms: Math.round(performance.now() - started),
+    };
+    if (exchange.isTooLarge) {
+      logger.warn({ ...fields, reason: tooLarge(limit).message }, "request refused");
+    } else if (exchange.isAborted) {
+      // The client went away (closed the tab, lost the network): an outcome, not our failure.
+      logger.info(fields, "request aborted");
+    } else if (exchange.error) {
+      logger.error({ ...fields, err: exchange.error }, "request failed");
+    } else {
+      logger.info(fields, "request");
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue = false) {
+    const pathname = (req.url ?? "/").split("?")[0] ?? "/";
+    try {
+      if (pathname === "/healthz") {
+        res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+        res.end(JSON.stringify({ status: "ok" }));
+        return;
+      }
+      if (pathname === "/readyz") {
+        const ready = !options.isShuttingDown() && (await options.isReady());
+        res.writeHead(ready ? 200 : 503, {
+          "Content-Type": "application/json",
+          "Cache-Control": "no-store",
+        });
+        res.end(JSON.stringify({ status: ready ? "ready" : "unavailable" }));
+        return;
+      }
+      await handleApp(req, res, pathname, expectsContinue);
+    } catch (error) {
+      logger.error({ err: error, method: req.method, path: pathname }, "request failed");
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
+        res.end("Internal Server Error");
+      } else {
+        res.destroy();
+      }
+    }
+  }
+
+  return {
+    /** For the server's `request` event. */
+    onRequest(req: IncomingMessage, res: ServerResponse): void {
+      void handle(req, res);
+    },
+    /**
+     * For `checkContinue`: `100 Continue` goes out only when the body is about to be read, so
+     * a body refused by its headers (too large, wrong type, foreign origin) is never sent.
+     */
+    onCheckContinue(req: IncomingMessage, res: ServerResponse): void {
+      void handle(req, res, true);
+    },
+  };
+}
