@@ -51,6 +51,23 @@ export function failureInit(result: Extract<AuthResult, { ok: false }>): Respons
   };
 }
 
+/**
+ * What a failed account action's `data()` carries: the sentences shown next to the fields and,
+ * for machines, the spec's error code — for `weak_password` with its reasons as codes
+ * (`length`, `characters`, `pwned`).
+ */
+export function failureData(result: Extract<AuthResult, { ok: false }>): {
+  errors: FieldErrors;
+  code?: string;
+  reasons?: WeakPasswordReason[];
+} {
+  return {
+    errors: result.errors,
+    ...(result.code ? { code: result.code } : {}),
+    ...(result.reasons ? { reasons: result.reasons } : {}),
+  };
+}
+
 export function clientOf(headers: Headers): string {
   return headers.get(CLIENT_IP_HEADER) ?? "unknown";
 }
@@ -270,6 +287,15 @@ export async function resendConfirmation(options: {
   return { ok: true, headers: new Headers() };
 }
 
+/**
+ * Tells every instance that some of this person's sessions ended (sign-out, password change,
+ * ban, deletion): each re-checks which of its open streams still have a session and closes
+ * the others. The hub also re-checks on every heartbeat, for endings nobody announced.
+ */
+export async function sessionsEnded(userId: string): Promise<void> {
+  await publishLive(getDb(), { t: "s", u: userId });
+}
+
 /** Signs out this device, or every device when `everywhere`. */
 export async function signOut(options: {
   headers: Headers;
@@ -280,10 +306,10 @@ export async function signOut(options: {
   const auth = getAuth();
   if (options.everywhere) {
     await auth.api.revokeSessions({ headers: options.headers }).catch(() => {});
-    // Open live streams on every instance end too; their reconnects then get a 401.
-    if (options.userId) await publishLive(getDb(), { t: "s", u: options.userId });
   }
   const response = await auth.api.signOut({ headers: options.headers, asResponse: true });
+  // The ended sessions' live streams close on every instance; their reconnects get a 401.
+  if (options.userId) await sessionsEnded(options.userId);
   return cookiesOf(response);
 }
 
@@ -293,16 +319,16 @@ export async function signOut(options: {
  */
 export async function getViewerFromHeaders(
   headers: Headers,
-): Promise<{ viewer: Viewer | null; setCookies: string[] }> {
+): Promise<{ viewer: Viewer | null; sessionId: string | null; setCookies: string[] }> {
   if (!/(?:^|;\s*)(?:__Secure-)?soundtrail\.session_token=/.test(headers.get("Cookie") ?? "")) {
-    return { viewer: null, setCookies: [] };
+    return { viewer: null, sessionId: null, setCookies: [] };
   }
   const { headers: responseHeaders, response } = await getAuth().api.getSession({
     headers,
     returnHeaders: true,
   });
   const setCookies = responseHeaders.getSetCookie();
-  if (!response) return { viewer: null, setCookies };
+  if (!response) return { viewer: null, sessionId: null, setCookies };
   const { user } = response;
   // The account's current state, read fresh: a ban takes effect on the very next request.
   const [profile] = await getDb()
@@ -323,9 +349,9 @@ export async function getViewerFromHeaders(
     .where(eq(profiles.userId, user.id));
   if (!profile) {
     logger.error({ userId: user.id }, "session without a profile");
-    return { viewer: null, setCookies };
+    return { viewer: null, sessionId: null, setCookies };
   }
-  if (profile.banned) return { viewer: null, setCookies };
+  if (profile.banned) return { viewer: null, sessionId: null, setCookies };
   return {
     viewer: {
       id: user.id,
@@ -337,6 +363,7 @@ export async function getViewerFromHeaders(
       unreadNotifications: Number(profile.unread),
       notificationsSeq: Number(profile.notificationsSeq),
     },
+    sessionId: response.session.id,
     setCookies,
   };
 }

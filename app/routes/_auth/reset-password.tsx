@@ -2,7 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
-import { failureInit } from "~/features/auth/accounts.server";
+import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { NewPasswordField } from "~/features/auth/components/account-fields";
 import { resetPassword } from "~/features/auth/recovery.server";
 import { formValues } from "~/features/auth/schemas";
@@ -26,7 +26,7 @@ export async function action({ request }: Route.ActionArgs) {
     );
   }
   const result = await resetPassword({ token: token ?? "", password, headers: request.headers });
-  if (!result.ok) return data({ errors: result.errors }, failureInit(result));
+  if (!result.ok) return data(failureData(result), failureInit(result));
   return redirectWithToast("/auth/login", {
     type: "success",
     title: "Password changed",

@@ -3,7 +3,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
-import { failureInit, signUpWithEmail } from "~/features/auth/accounts.server";
+import { failureData, failureInit, signUpWithEmail } from "~/features/auth/accounts.server";
 import { confirmPhoneSignUp, signUpWithPhone } from "~/features/auth/codes.server";
 import {
   CodeField,
@@ -88,7 +88,7 @@ export async function action({ request }: Route.ActionArgs) {
       });
   if (!result.ok) {
     return data(
-      { status: "error" as const, code: result.code, errors: result.errors, values: echo },
+      { status: "error" as const, ...failureData(result), values: echo },
       failureInit(result),
     );
   }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
-import { failureInit } from "~/features/auth/accounts.server";
+import { failureData, failureInit } from "~/features/auth/accounts.server";
 import {
   DisplayNameField,
   NewPasswordField,
@@ -49,7 +49,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     displayName: parsed.data.displayName,
     headers: request.headers,
   });
-  if (!result.ok) return data({ errors: result.errors, values: echo }, failureInit(result));
+  if (!result.ok) return data({ ...failureData(result), values: echo }, failureInit(result));
   // Not a page of its own: once saved, this is no longer a guest and the loader would move on.
   return redirectWithToast("/feed", {
     type: "success",
