@@ -24,7 +24,17 @@ export default [
     route("search", "routes/_app/search.tsx"),
     route("notifications", "routes/_app/notifications.tsx"),
     route("chatbot", "routes/_app/chatbot.tsx"),
-    route("settings", "routes/_app/settings.tsx"),
+    route("settings", "routes/_app/settings.tsx", [
+      index("routes/_app/settings-index.tsx"),
+      route("profile", "routes/_app/settings-profile.tsx"),
+      route("account", "routes/_app/settings-account.tsx"),
+      route("security", "routes/_app/settings-security.tsx"),
+      route("notifications", "routes/_app/settings-notifications.tsx"),
+      route("privacy", "routes/_app/settings-privacy.tsx"),
+      route("data", "routes/_app/settings-data.tsx"),
+      route("appearance", "routes/_app/settings-appearance.tsx"),
+    ]),
+    route("settings/data/export", "routes/_app/settings-data-export.tsx"),
     route("settings/confirm-email", "routes/_app/confirm-email.tsx"),
     route("admin", "routes/_app/admin/layout.tsx", [
       index("routes/_app/admin/statistics.tsx"),

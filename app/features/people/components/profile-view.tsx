@@ -1,7 +1,8 @@
-import { Ban, MoreHorizontal, UserRound } from "lucide-react";
+import { Ban, MoreHorizontal, Pencil, UserRound } from "lucide-react";
 import { useRef } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
+import { ButtonLink } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
 import { FeedList } from "~/features/feed/components/feed-list";
 import { FollowButton } from "~/features/follows/components/follow-button";
@@ -117,7 +118,12 @@ export function ProfileView({
             </p>
             {profile.bio ? <NoteText text={profile.bio} className="mt-2" /> : null}
           </div>
-          {profile.isSelf ? null : (
+          {profile.isSelf ? (
+            <ButtonLink to="/settings/profile" variant="secondary">
+              <Pencil aria-hidden="true" className="size-4" />
+              Edit profile
+            </ButtonLink>
+          ) : (
             <div className="flex items-center gap-2">
               {profile.hasBlocked || profile.isBlockedBy ? null : (
                 <FollowButton

@@ -1,0 +1,199 @@
+import { Mail, Phone, Trash2, UserPlus } from "lucide-react";
+import { Form, useNavigation } from "react-router";
+import { Button, ButtonLink } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field, FormErrors } from "~/components/ui/field";
+import { CodeField } from "~/features/auth/components/account-fields";
+import { PHONE_HINT } from "~/features/auth/phone-hint";
+import type { AccountOverview } from "../account.server";
+import { ReauthFields } from "./reauth-fields";
+import { SectionHeader } from "./settings-nav";
+
+type Errors = Partial<Record<string, string[]>>;
+
+export interface AccountResult {
+  intent: string;
+  errors: Errors;
+  values: Record<string, string | undefined>;
+  phoneSent: string | null;
+}
+
+function useBusy(intent: string): boolean {
+  return useNavigation().formData?.get("intent") === intent;
+}
+
+function EmailCard({ account, result }: { account: AccountOverview; result?: AccountResult }) {
+  const mine = result?.intent === "email" ? result : undefined;
+  const isBusy = useBusy("email");
+  return (
+    <Card>
+      <h3 className="flex items-center gap-2 text-lg font-semibold">
+        <Mail aria-hidden="true" className="size-5 text-primary" />
+        E-mail
+      </h3>
+      <p className="mt-1 mb-4 text-sm text-muted-foreground">
+        {account.email ? (
+          <>
+            Now: <strong className="text-foreground">{account.email}</strong>
+            {account.isEmailVerified ? "" : " (not confirmed yet)"}. We send a link to the new
+            address; the change happens when you open it.
+          </>
+        ) : (
+          "No e-mail address yet. Add one to sign in with it and to get mail from us."
+        )}
+      </p>
+      <Form method="post" className="flex flex-col gap-4" noValidate>
+        <input type="hidden" name="intent" value="email" />
+        <FormErrors errors={mine?.errors.form} />
+        <Field
+          label="New e-mail"
+          name="newEmail"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={mine?.values.newEmail ?? ""}
+          errors={mine?.errors.newEmail}
+        />
+        <ReauthFields errors={mine?.errors} />
+        <Button type="submit" disabled={isBusy} className="self-start">
+          {isBusy ? "Sending…" : "Send confirmation link"}
+        </Button>
+      </Form>
+    </Card>
+  );
+}
+
+function PhoneCard({ account, result }: { account: AccountOverview; result?: AccountResult }) {
+  const mine = result?.intent.startsWith("phone-") ? result : undefined;
+  const sentTo = mine?.phoneSent ?? null;
+  const isRequesting = useBusy("phone-request");
+  const isConfirming = useBusy("phone-confirm");
+  return (
+    <Card>
+      <h3 className="flex items-center gap-2 text-lg font-semibold">
+        <Phone aria-hidden="true" className="size-5 text-primary" />
+        Phone number
+      </h3>
+      <p className="mt-1 mb-4 text-sm text-muted-foreground">
+        {account.phoneNumber ? (
+          <>
+            Now: <strong className="text-foreground">{account.phoneNumber}</strong>. A new number is
+            confirmed with a texted code.
+          </>
+        ) : (
+          "Add a number to sign in with a texted code. We confirm it with a code first."
+        )}
+      </p>
+      {sentTo ? (
+        <Form method="post" className="flex flex-col gap-4" noValidate>
+          <input type="hidden" name="intent" value="phone-confirm" />
+          <input type="hidden" name="phone" value={sentTo} />
+          <p role="status" className="text-sm">
+            We texted a code to <strong>{sentTo}</strong>.
+          </p>
+          <FormErrors errors={mine?.errors.form ?? mine?.errors.phone} />
+          <CodeField label="Texted code" name="smsCode" errors={mine?.errors.smsCode} autoFocus />
+          <ReauthFields errors={mine?.intent === "phone-confirm" ? mine.errors : undefined} />
+          <Button type="submit" disabled={isConfirming} className="self-start">
+            {isConfirming ? "Checking…" : "Confirm number"}
+          </Button>
+        </Form>
+      ) : (
+        <Form method="post" className="flex flex-col gap-4" noValidate>
+          <input type="hidden" name="intent" value="phone-request" />
+          <FormErrors errors={mine?.errors.form} />
+          <Field
+            label={account.phoneNumber ? "New phone number" : "Phone number"}
+            name="phone"
+            type="tel"
+            autoComplete="tel"
+            required
+            hint={PHONE_HINT}
+            defaultValue={mine?.values.phone ?? ""}
+            errors={mine?.errors.phone}
+          />
+          <ReauthFields errors={mine?.errors} />
+          <Button type="submit" disabled={isRequesting} className="self-start">
+            {isRequesting ? "Sending…" : "Text me a code"}
+          </Button>
+        </Form>
+      )}
+    </Card>
+  );
+}
+
+function DeleteCard({ username, result }: { username: string; result?: AccountResult }) {
+  const mine = result?.intent === "delete" ? result : undefined;
+  const isBusy = useBusy("delete");
+  return (
+    <Card className="border-danger">
+      <h3 className="flex items-center gap-2 text-lg font-semibold">
+        <Trash2 aria-hidden="true" className="size-5 text-danger" />
+        Delete your account
+      </h3>
+      <div className="mt-1 mb-4 flex flex-col gap-2 text-sm text-muted-foreground">
+        <p>
+          This cannot be undone. Your profile, posts, pictures, comments (also those on other
+          people's posts), likes, follows, notifications and every session are deleted at once, and
+          you can no longer sign in. Your username is free for others straight away.
+        </p>
+        <p>Want a copy first? Download your data under “Your data”.</p>
+      </div>
+      <Form method="post" className="flex flex-col gap-4" noValidate>
+        <input type="hidden" name="intent" value="delete" />
+        <FormErrors errors={mine?.errors.form} />
+        <Field
+          label={`Type your username (${username}) to confirm`}
+          name="confirmUsername"
+          autoComplete="off"
+          required
+          defaultValue={mine?.values.confirmUsername ?? ""}
+          errors={mine?.errors.confirmUsername}
+        />
+        <ReauthFields errors={mine?.errors} />
+        <Button type="submit" variant="danger" disabled={isBusy} className="self-start">
+          {isBusy ? "Deleting…" : "Delete my account"}
+        </Button>
+      </Form>
+    </Card>
+  );
+}
+
+/** /settings/account: e-mail, phone, the guest upgrade, and leaving. */
+export function AccountSettings({
+  account,
+  username,
+  result,
+}: {
+  account: AccountOverview;
+  username: string;
+  result?: AccountResult;
+}) {
+  return (
+    <div className="flex flex-col gap-6">
+      <SectionHeader title="Account">
+        How you sign in and how we reach you. Changes here ask you to confirm it is you when you
+        signed in more than 10 minutes ago.
+      </SectionHeader>
+      {account.isGuest ? (
+        <Card>
+          <h3 className="flex items-center gap-2 text-lg font-semibold">
+            <UserPlus aria-hidden="true" className="size-5 text-primary" />
+            Save your account
+          </h3>
+          <p className="mt-1 mb-4 text-sm text-muted-foreground">
+            You are browsing as a guest. Add an e-mail and password to keep everything and sign in
+            from anywhere.
+          </p>
+          <ButtonLink to="/auth/upgrade">Save my account</ButtonLink>
+        </Card>
+      ) : (
+        <>
+          <EmailCard account={account} result={result} />
+          <PhoneCard account={account} result={result} />
+        </>
+      )}
+      <DeleteCard username={username} result={result} />
+    </div>
+  );
+}

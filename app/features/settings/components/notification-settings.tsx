@@ -1,0 +1,99 @@
+import { Form, useNavigation } from "react-router";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import type { NotificationSettings } from "../notifications.server";
+import { SectionHeader } from "./settings-nav";
+
+function Toggle({
+  name,
+  label,
+  defaultChecked,
+}: {
+  name: string;
+  label: string;
+  defaultChecked: boolean;
+}) {
+  return (
+    <input
+      type="checkbox"
+      name={name}
+      aria-label={label}
+      defaultChecked={defaultChecked}
+      className="size-5 accent-primary"
+    />
+  );
+}
+
+/** Per kind of notification: in the app, and by e-mail. */
+export function NotificationSettingsForm({ settings }: { settings: NotificationSettings }) {
+  const navigation = useNavigation();
+  const isSaving = navigation.state === "submitting" && navigation.formMethod === "POST";
+  return (
+    <Card>
+      <SectionHeader title="Notifications">
+        Choose what you hear about in the app (the bell and pop-ups) and by e-mail. The unsubscribe
+        link in a mail switches off the same setting here.
+      </SectionHeader>
+      <Form method="post" className="flex flex-col gap-4">
+        <table className="w-full text-sm">
+          <caption className="sr-only">Notifications by kind and channel</caption>
+          <thead>
+            <tr className="border-b border-border text-left">
+              <th scope="col" className="py-2 font-medium">
+                Kind
+              </th>
+              <th scope="col" className="w-24 py-2 text-center font-medium">
+                In the app
+              </th>
+              <th scope="col" className="w-24 py-2 text-center font-medium">
+                By e-mail
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {settings.kinds.map(({ kind, label, inApp, email }) => (
+              <tr key={kind} className="border-b border-border">
+                <th scope="row" className="py-3 text-left font-normal">
+                  {label}
+                </th>
+                <td className="py-3 text-center">
+                  <Toggle
+                    name={`${kind}.inApp`}
+                    label={`${label} in the app`}
+                    defaultChecked={inApp}
+                  />
+                </td>
+                <td className="py-3 text-center">
+                  <Toggle
+                    name={`${kind}.email`}
+                    label={`${label} by e-mail`}
+                    defaultChecked={email}
+                  />
+                </td>
+              </tr>
+            ))}
+            <tr>
+              <th scope="row" className="py-3 text-left font-normal">
+                Announcements from Soundtrail
+              </th>
+              <td className="py-3 text-center text-muted-foreground">
+                <span aria-hidden="true">—</span>
+                <span className="sr-only">Not shown in the app</span>
+              </td>
+              <td className="py-3 text-center">
+                <Toggle
+                  name="announcements.email"
+                  label="Announcements from Soundtrail by e-mail"
+                  defaultChecked={settings.announcements}
+                />
+              </td>
+            </tr>
+          </tbody>
+        </table>
+        <Button type="submit" disabled={isSaving} className="self-start">
+          {isSaving ? "Saving…" : "Save notification settings"}
+        </Button>
+      </Form>
+    </Card>
+  );
+}

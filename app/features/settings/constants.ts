@@ -1,0 +1,24 @@
+/** Settings constants shared by the server and the browser (no imports). */
+
+/** Longest bio (characters); the form counts down to it. */
+export const BIO_MAX_LENGTH = 300;
+/** Longest display name (characters). */
+export const DISPLAY_NAME_MAX_LENGTH = 60;
+/** Side of a stored avatar, in pixels: a square, centre-cropped. */
+export const AVATAR_SIDE = 512;
+
+export const USERNAME_RULES = "Use 3–30 letters, digits, “_” or “.”.";
+export const USERNAME_TAKEN = "That username is taken. Try another one.";
+
+/** The sections of /settings, in menu order. */
+export const SETTINGS_SECTIONS = [
+  { slug: "profile", label: "Profile", description: "Your name, username, bio and picture" },
+  { slug: "account", label: "Account", description: "E-mail, phone, and deleting your account" },
+  { slug: "security", label: "Security", description: "Password, two-step sign-in, sessions" },
+  { slug: "notifications", label: "Notifications", description: "What you hear about, and how" },
+  { slug: "privacy", label: "Privacy", description: "People you blocked" },
+  { slug: "data", label: "Your data", description: "Download everything you created" },
+  { slug: "appearance", label: "Appearance", description: "Light, dark or like your device" },
+] as const;
+
+export type SettingsSectionSlug = (typeof SETTINGS_SECTIONS)[number]["slug"];

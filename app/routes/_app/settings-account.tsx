@@ -1,0 +1,142 @@
+import { data, redirect } from "react-router";
+import {
+  changeEmail,
+  confirmPhoneChange,
+  deleteAccount,
+  requestPhoneChange,
+} from "~/features/auth/account-changes.server";
+import { failureInit } from "~/features/auth/accounts.server";
+import { normalizePhone } from "~/features/auth/schemas";
+import { getAccountOverview } from "~/features/settings/account.server";
+import { AccountSettings } from "~/features/settings/components/account-settings";
+import { emailChangeSchema } from "~/features/settings/schemas";
+import { formStrings } from "~/lib/forms";
+import { requireUser } from "~/lib/guards.server";
+import { flashToastCookie, redirectWithToast } from "~/lib/toast.server";
+import type { Route } from "./+types/settings-account";
+
+export const meta: Route.MetaFunction = () => [{ title: "Account · Settings · Soundtrail" }];
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const viewer = requireUser(context, request);
+  return { account: await getAccountOverview({ userId: viewer.id }), username: viewer.username };
+}
+
+type Errors = Partial<Record<string, string[]>>;
+
+function refuse(
+  intent: string,
+  values: Record<string, string>,
+  errors: Errors,
+  init: ResponseInit,
+) {
+  // The password and code are never sent back; what was typed elsewhere is.
+  const { password: _password, code: _code, ...kept } = values;
+  return data({ intent, errors, values: kept, phoneSent: null as string | null }, init);
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const viewer = requireUser(context, request);
+  const values = formStrings(await request.formData());
+  const intent = values.intent ?? "";
+  const { headers } = request;
+  const reauth = {
+    headers,
+    password: values.password || undefined,
+    code: values.code || undefined,
+  };
+
+  if (intent === "email") {
+    const parsed = emailChangeSchema.safeParse({ newEmail: values.newEmail?.trim() });
+    if (!parsed.success) {
+      return refuse(
+        intent,
+        values,
+        { newEmail: ["Enter a valid e-mail address."] },
+        { status: 400 },
+      );
+    }
+    const result = await changeEmail({ ...reauth, newEmail: parsed.data.newEmail });
+    if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+    return redirectWithToast("/settings/account", {
+      type: "success",
+      title: "Check your new inbox",
+      description: `We sent a link to ${parsed.data.newEmail}. Your e-mail changes when you open it.`,
+    });
+  }
+
+  if (intent === "phone-request" || intent === "phone-confirm") {
+    const phone = normalizePhone(values.phone ?? "");
+    if (!phone) {
+      return refuse(
+        intent,
+        values,
+        {
+          phone: [
+            "Enter a phone number in international form, starting with + and the country code.",
+          ],
+        },
+        { status: 400 },
+      );
+    }
+    if (intent === "phone-request") {
+      const result = await requestPhoneChange({ ...reauth, phone });
+      if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+      return data({
+        intent,
+        errors: {} as Errors,
+        values: { phone },
+        phoneSent: phone as string | null,
+      });
+    }
+    const result = await confirmPhoneChange({ ...reauth, phone, code: values.smsCode ?? "" });
+    if (!result.ok) {
+      const errors = { ...result.errors };
+      // The texted code has its own field; the reauth code (authenticator) keeps `code`.
+      if (errors.code && result.code === undefined) {
+        errors.smsCode = errors.code;
+        delete errors.code;
+      }
+      return data(
+        { intent, errors, values: { phone }, phoneSent: phone as string | null },
+        failureInit(result),
+      );
+    }
+    return redirectWithToast(
+      "/settings/account",
+      { type: "success", title: "Phone number saved", description: phone },
+      { headers: result.headers },
+    );
+  }
+
+  if (intent === "delete") {
+    if ((values.confirmUsername ?? "").trim().toLowerCase() !== viewer.username.toLowerCase()) {
+      return refuse(
+        intent,
+        values,
+        { confirmUsername: [`Type your username, ${viewer.username}, to confirm.`] },
+        { status: 400 },
+      );
+    }
+    const result = await deleteAccount(reauth);
+    if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+    const responseHeaders = new Headers(result.headers);
+    responseHeaders.append(
+      "Set-Cookie",
+      flashToastCookie({ type: "info", title: "Your account was deleted" }),
+    );
+    return redirect("/", { headers: responseHeaders });
+  }
+
+  return refuse(intent, values, { form: ["Unknown action."] }, { status: 400 });
+}
+
+export default function AccountSettingsPage({ loaderData, actionData }: Route.ComponentProps) {
+  return (
+    <AccountSettings
+      account={loaderData.account}
+      username={loaderData.username}
+      result={actionData}
+    />
+  );
+}

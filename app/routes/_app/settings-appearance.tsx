@@ -1,0 +1,26 @@
+import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
+import { Card } from "~/components/ui/card";
+import { SectionHeader } from "~/features/settings/components/settings-nav";
+import { requireUser } from "~/lib/guards.server";
+import { useColorModePreference } from "~/lib/use-color-mode";
+import type { Route } from "./+types/settings-appearance";
+
+export const meta: Route.MetaFunction = () => [{ title: "Appearance · Settings · Soundtrail" }];
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  requireUser(context, request);
+  return null;
+}
+
+export default function AppearanceSettings() {
+  const colorMode = useColorModePreference();
+  return (
+    <Card>
+      <SectionHeader title="Appearance">
+        Follow your device, or always use the light or dark theme. Animations follow your device's
+        “reduce motion” setting.
+      </SectionHeader>
+      <ColorModeSwitch current={colorMode} />
+    </Card>
+  );
+}

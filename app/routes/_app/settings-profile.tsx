@@ -1,0 +1,94 @@
+import { data } from "react-router";
+import { UPLOAD_BODY_MAX_BYTES } from "~/features/posts/constants";
+import { ProfileSettingsForm } from "~/features/settings/components/profile-form";
+import {
+  checkUsername,
+  getProfileSettings,
+  removeAvatar,
+  setAvatar,
+  updateProfile,
+} from "~/features/settings/profile.server";
+import { profileSchema } from "~/features/settings/schemas";
+import { isAppError, statusForAppError } from "~/lib/errors";
+import { formStrings, zodFieldErrors } from "~/lib/forms";
+import { requireUser } from "~/lib/guards.server";
+import { readFormData } from "~/lib/multipart.server";
+import { redirectWithToast } from "~/lib/toast.server";
+import type { Route } from "./+types/settings-profile";
+
+export const meta: Route.MetaFunction = () => [{ title: "Profile · Settings · Soundtrail" }];
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const viewer = requireUser(context, request);
+  const check = new URL(request.url).searchParams.get("username");
+  return {
+    profile: await getProfileSettings({ userId: viewer.id }),
+    // The form asks as the person types (`?username=`); the answer says why a name is refused.
+    usernameCheck:
+      check === null ? null : await checkUsername({ viewerId: viewer.id, username: check }),
+  };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const viewer = requireUser(context, request);
+  let form: FormData;
+  try {
+    form = await readFormData(request, UPLOAD_BODY_MAX_BYTES);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return data(
+      { intent: "avatar", errors: { avatar: [error.message] }, values: {} },
+      { status: statusForAppError(error.code) },
+    );
+  }
+  const values = formStrings(form);
+  const intent = values.intent ?? "profile";
+
+  if (intent === "avatar" || intent === "remove-avatar") {
+    try {
+      if (intent === "remove-avatar") {
+        await removeAvatar({ userId: viewer.id });
+      } else {
+        const file = form.get("avatar");
+        const bytes = file instanceof File ? new Uint8Array(await file.arrayBuffer()) : null;
+        if (!bytes || bytes.byteLength === 0) {
+          return data(
+            { intent, errors: { avatar: ["Choose a picture first."] }, values },
+            { status: 400 },
+          );
+        }
+        await setAvatar({ userId: viewer.id, file: bytes });
+      }
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return data(
+        { intent, errors: { avatar: [error.message] }, values },
+        { status: statusForAppError(error.code) },
+      );
+    }
+    return redirectWithToast("/settings/profile", {
+      type: "success",
+      title: intent === "avatar" ? "Picture updated" : "Picture removed",
+    });
+  }
+
+  const parsed = profileSchema.safeParse(values);
+  if (!parsed.success) {
+    return data({ intent, errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+  }
+  try {
+    await updateProfile({ userId: viewer.id, ...parsed.data });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    const field = error.code === "conflict" ? "username" : "form";
+    return data(
+      { intent, errors: { [field]: [error.message] }, values },
+      { status: statusForAppError(error.code) },
+    );
+  }
+  return redirectWithToast("/settings/profile", { type: "success", title: "Profile saved" });
+}
+
+export default function ProfileSettings({ loaderData, actionData }: Route.ComponentProps) {
+  return <ProfileSettingsForm profile={loaderData.profile} result={actionData} />;
+}

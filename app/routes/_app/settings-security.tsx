@@ -1,0 +1,141 @@
+import { data } from "react-router";
+import { changePassword } from "~/features/auth/account-changes.server";
+import { failureInit } from "~/features/auth/accounts.server";
+import { SecuritySettings } from "~/features/auth/components/security-settings";
+import { formValues } from "~/features/auth/schemas";
+import {
+  confirmTotpEnrollment,
+  disableTwoFactor,
+  getSecurityOverview,
+  qrCodeOf,
+  startTotpEnrollment,
+} from "~/features/auth/two-factor.server";
+import { SessionsList } from "~/features/settings/components/sessions-list";
+import {
+  getCurrentSessionId,
+  listSessions,
+  revokeOtherSessions,
+  revokeSession,
+} from "~/features/settings/sessions.server";
+import { isAppError } from "~/lib/errors";
+import { requireUser } from "~/lib/guards.server";
+import { redirectWithToast } from "~/lib/toast.server";
+import type { Route } from "./+types/settings-security";
+
+export const meta: Route.MetaFunction = () => [{ title: "Security · Settings · Soundtrail" }];
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const viewer = requireUser(context, request);
+  const currentSessionId = await getCurrentSessionId(request.headers);
+  const [security, sessions] = await Promise.all([
+    getSecurityOverview(viewer.id),
+    listSessions({ userId: viewer.id, currentSessionId }),
+  ]);
+  return { security, sessions, isGuest: viewer.isGuest };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const viewer = requireUser(context, request);
+  const values = formValues(await request.formData());
+  const intent = values.intent ?? "";
+  const { headers } = request;
+
+  if (intent === "revoke-session" || intent === "revoke-others") {
+    const currentSessionId = await getCurrentSessionId(headers);
+    try {
+      if (intent === "revoke-session") {
+        await revokeSession({
+          userId: viewer.id,
+          sessionId: values.sessionId ?? "",
+          currentSessionId,
+        });
+      } else {
+        const ended = await revokeOtherSessions({ userId: viewer.id, currentSessionId });
+        return redirectWithToast("/settings/security", {
+          type: "success",
+          title: "Signed out your other devices",
+          description: `${ended} ${ended === 1 ? "session" : "sessions"} ended.`,
+        });
+      }
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return redirectWithToast("/settings/security", {
+        type: "error",
+        title: "Could not end that session",
+        description: error.message,
+      });
+    }
+    return redirectWithToast("/settings/security", {
+      type: "success",
+      title: "Session ended",
+      description: "That device is signed out on its next request.",
+    });
+  }
+
+  if (intent === "2fa-start") {
+    const result = await startTotpEnrollment({ headers, password: values.password });
+    if (!result.ok)
+      return data({ intent, ok: false as const, errors: result.errors }, failureInit(result));
+    return { intent, ok: true as const, secret: result.secret, uri: result.uri, qr: result.qr };
+  }
+  if (intent === "2fa-confirm") {
+    const result = await confirmTotpEnrollment({
+      userId: viewer.id,
+      code: values.code ?? "",
+      headers,
+    });
+    if (!result.ok) {
+      const uri = values.uri ?? "";
+      return data(
+        {
+          intent,
+          ok: false as const,
+          errors: result.errors,
+          secret: values.secret ?? "",
+          uri,
+          qr: qrCodeOf(uri),
+        },
+        failureInit(result),
+      );
+    }
+    return data(
+      { intent, ok: true as const, backupCodes: result.backupCodes },
+      { headers: result.headers },
+    );
+  }
+  if (intent === "2fa-disable") {
+    const result = await disableTwoFactor({
+      userId: viewer.id,
+      headers,
+      password: values.password,
+      code: values.code,
+    });
+    if (!result.ok)
+      return data({ intent, ok: false as const, errors: result.errors }, failureInit(result));
+    return data({ intent, ok: true as const }, { headers: result.headers });
+  }
+  if (intent === "password") {
+    const result = await changePassword({
+      headers,
+      currentPassword: values.currentPassword ?? "",
+      newPassword: values.newPassword ?? "",
+      code: values.code,
+    });
+    if (!result.ok)
+      return data({ intent, ok: false as const, errors: result.errors }, failureInit(result));
+    return data({ intent, ok: true as const }, { headers: result.headers });
+  }
+  return data(
+    { intent, ok: false as const, errors: { form: ["Unknown action."] } },
+    { status: 400 },
+  );
+}
+
+export default function SecuritySettingsPage({ loaderData }: Route.ComponentProps) {
+  return (
+    <div className="[&>*:first-child]:mt-0">
+      {loaderData.isGuest ? null : <SecuritySettings {...loaderData.security} />}
+      <SessionsList sessions={loaderData.sessions} />
+    </div>
+  );
+}
