@@ -30,6 +30,7 @@ describe("body classes", () => {
     ["POST", "/feed.data", "upload"],
     ["POST", "/FEED/", "upload"],
     ["POST", "/post/abc/edit.data", "upload"],
+    ["POST", "/settings/profile", "upload"],
     ["POST", "/post/abc", "form"],
     ["POST", "/auth/login", "form"],
     ["POST", "/_root.data", "form"],

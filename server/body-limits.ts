@@ -7,7 +7,7 @@ import { UPLOAD_BODY_MAX_BYTES } from "../app/features/posts/constants";
  * anything reads the body or asks who is signing in:
  * - `none`: GET, HEAD and OPTIONS carry no body at all;
  * - `form`: every other route takes a small url-encoded or multipart form;
- * - `upload`: the post composer's routes take a multipart form with one image;
+ * - `upload`: the post composer's and the avatar's routes take a multipart form with one image;
  * - `json`: the routes that take JSON.
  */
 export type BodyClass = "none" | "form" | "upload" | "json";
@@ -23,7 +23,7 @@ export const BODY_LIMITS: Record<BodyClass, number> = {
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Paths (lower case, without `.data` and trailing slashes) that take an image upload. */
-const UPLOAD_PATHS = [/^\/feed$/, /^\/post\/[^/]+\/edit$/];
+const UPLOAD_PATHS = [/^\/feed$/, /^\/post\/[^/]+\/edit$/, /^\/settings\/profile$/];
 /** Paths that take JSON. */
 const JSON_PATHS = [/^\/api\/send-email-batch$/, /^\/admin\/email$/];
 
