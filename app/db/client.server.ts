@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import { type Logger, sql } from "drizzle-orm";
 import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -128,17 +130,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     };
   }
 
+  // Search (drizzle/0008_search.sql) needs these; the migration runs CREATE EXTENSION.
+  const extensions = { pg_trgm, unaccent };
   const inMemory = !options.dataDir || options.dataDir.startsWith("memory://");
   let release = () => {};
   let pglite: PGlite;
   if (inMemory) {
-    pglite = new PGlite();
+    pglite = new PGlite({ extensions });
   } else {
     const dir = options.dataDir as string;
     mkdirSync(dir, { recursive: true });
     release = acquirePgliteLock(dir);
     try {
-      pglite = new PGlite(dir);
+      pglite = new PGlite(dir, { extensions });
       await pglite.waitReady;
     } catch (error) {
       release();
