@@ -1,6 +1,6 @@
 import { data } from "react-router";
 import { changePassword } from "~/features/auth/account-changes.server";
-import { failureInit } from "~/features/auth/accounts.server";
+import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { SecuritySettings } from "~/features/auth/components/security-settings";
 import { formValues } from "~/features/auth/schemas";
 import {
@@ -122,7 +122,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       code: values.code,
     });
     if (!result.ok)
-      return data({ intent, ok: false as const, errors: result.errors }, failureInit(result));
+      return data({ intent, ok: false as const, ...failureData(result) }, failureInit(result));
     return data({ intent, ok: true as const }, { headers: result.headers });
   }
   return data(
