@@ -171,7 +171,7 @@ test.describe("every way in", () => {
   }) => {
     const name = unique("totp");
     const email = await createAccount(page, request, name);
-    await gotoHydrated(page, "/settings");
+    await gotoHydrated(page, "/settings/security");
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Set up two-step sign-in" }).click();
     await expect(

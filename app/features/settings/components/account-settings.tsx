@@ -151,7 +151,12 @@ function DeleteCard({ username, result }: { username: string; result?: AccountRe
           errors={mine?.errors.confirmUsername}
         />
         <ReauthFields errors={mine?.errors} />
-        <Button type="submit" variant="danger" disabled={isBusy} className="self-start">
+        <Button
+          type="submit"
+          variant="secondary"
+          disabled={isBusy}
+          className="self-start border-danger text-danger"
+        >
           {isBusy ? "Deleting…" : "Delete my account"}
         </Button>
       </Form>
