@@ -117,7 +117,7 @@ test.describe
       );
       await expect(post.getByRole("link", { name: "#throwback" })).toHaveAttribute(
         "href",
-        "/search?q=%23throwback",
+        "/search?q=%23throwback&type=tags",
       );
       firstPostId = postIdFrom(
         await post.getByRole("link", { name: "Never Gonna Give You Up" }).getAttribute("href"),

@@ -62,6 +62,6 @@ describe("tokenizeNote", () => {
   });
 
   it("links tags to the search page", () => {
-    expect(tagHref("shoegaze")).toBe("/search?q=%23shoegaze");
+    expect(tagHref("shoegaze")).toBe("/search?q=%23shoegaze&type=tags");
   });
 });

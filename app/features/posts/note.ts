@@ -95,7 +95,7 @@ export function mentionedUsernames(input: string): string[] {
   return [...names];
 }
 
-/** Where a tag links to: the search page, looking for the tag. */
+/** Where a tag links to: the search page's Tags tab, listing the tag's posts. */
 export function tagHref(tag: string): string {
-  return `/search?q=${encodeURIComponent(`#${tag}`)}`;
+  return `/search?q=${encodeURIComponent(`#${tag}`)}&type=tags`;
 }

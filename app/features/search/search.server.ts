@@ -516,7 +516,11 @@ export interface ExploreResults {
  * What the empty search page offers: the tags and artists most posted about in the last
  * TRENDING_DAYS days (posts the viewer may see), and people to follow.
  */
-export async function exploreSearch(options: { viewerId: string }): Promise<ExploreResults> {
+export async function exploreSearch(options: {
+  viewerId: string;
+  /** False to leave out people to follow (and their statements). */
+  withSuggestions?: boolean;
+}): Promise<ExploreResults> {
   const { viewerId } = options;
   const recent = sql`${posts.createdAt} > now() - make_interval(days => ${TRENDING_DAYS}) and ${canSeePost(viewerId)}`;
   const db = getDb();
@@ -530,7 +534,7 @@ export async function exploreSearch(options: { viewerId: string }): Promise<Expl
       from ${posts}
       where ${recent} and ${posts.artist} is not null and ${posts.kind} <> 'playlist'
       group by ${fold(posts.artist)} order by post_count desc, key asc limit 8`),
-    suggestPeople({ viewerId, limit: 5 }),
+    options.withSuggestions === false ? [] : suggestPeople({ viewerId, limit: 5 }),
   ]);
   return {
     trendingTags: rowsOf<TagRow>(tags).map((r) => ({

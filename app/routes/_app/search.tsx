@@ -1,43 +1,50 @@
-import { Search as SearchIcon } from "lucide-react";
-import { Form } from "react-router";
-import { Button } from "~/components/ui/button";
-import { EmptyState } from "~/components/ui/empty-state";
+import { type ShouldRevalidateFunctionArgs, useNavigation } from "react-router";
 import { PageHeader } from "~/components/ui/page-header";
+import { SearchForm } from "~/features/search/components/search-form";
+import { SearchResults } from "~/features/search/components/search-results";
+import { SearchTabs } from "~/features/search/components/search-tabs";
+import { SEARCH_TYPE_LABELS } from "~/features/search/query";
+import { loadSearchPage } from "~/features/search/search-page.server";
 import { requireUser } from "~/lib/guards.server";
 import type { Route } from "./+types/search";
 
-export const meta: Route.MetaFunction = () => [{ title: "Search · Soundtrail" }];
+export const meta: Route.MetaFunction = ({ data }) => [
+  {
+    title: data?.q
+      ? `${data.q} · ${SEARCH_TYPE_LABELS[data.type]} · Search · Soundtrail`
+      : "Search · Soundtrail",
+  },
+];
 
-export function loader({ context, request }: Route.LoaderArgs) {
-  requireUser(context, request);
-  const q = (new URL(request.url).searchParams.get("q") ?? "").trim().slice(0, 200);
-  return { q };
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const viewer = requireUser(context, request);
+  const data = await loadSearchPage({
+    viewerId: viewer.id,
+    params: new URL(request.url).searchParams,
+  });
+  return { ...data, viewerId: viewer.id };
+}
+
+export function shouldRevalidate({
+  formAction,
+  defaultShouldRevalidate,
+}: ShouldRevalidateFunctionArgs) {
+  // Following someone from the results changes nothing else here; the button shows it.
+  if (formAction === "/api/follow") return false;
+  return defaultShouldRevalidate;
 }
 
 export default function Search({ loaderData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const isSearching = navigation.state === "loading" && navigation.location.pathname === "/search";
   return (
     <>
-      <PageHeader title="Search">Find people, artists, albums and tracks.</PageHeader>
-      <Form method="get" role="search" className="mb-6 flex gap-2">
-        <label htmlFor="q" className="sr-only">
-          Search
-        </label>
-        <input
-          id="q"
-          name="q"
-          type="search"
-          defaultValue={loaderData.q}
-          maxLength={200}
-          placeholder="Search Soundtrail"
-          className="h-10 flex-1 rounded-lg border border-border bg-background px-3"
-        />
-        <Button type="submit">Search</Button>
-      </Form>
-      <EmptyState icon={SearchIcon} title={loaderData.q ? "No results" : "Nothing to search yet"}>
-        {loaderData.q
-          ? `Nothing on this Soundtrail matches “${loaderData.q}” yet.`
-          : "Once people share music, you can search it here."}
-      </EmptyState>
+      <PageHeader title="Search">Find people, posts, artists, albums, tracks and #tags.</PageHeader>
+      <SearchForm q={loaderData.q} type={loaderData.type} />
+      <SearchTabs q={loaderData.q} type={loaderData.type} />
+      <div aria-busy={isSearching || undefined} className={isSearching ? "opacity-60" : undefined}>
+        <SearchResults data={loaderData} viewerId={loaderData.viewerId} />
+      </div>
     </>
   );
 }

@@ -22,7 +22,7 @@ describe("NoteText", () => {
   it("links URLs (new tab, no referrer), mentions and tags", () => {
     const html = render("by @ana_rivera #shoegaze https://example.com/a?b=1&c=2");
     expect(html).toContain('href="/u/ana_rivera"');
-    expect(html).toContain('href="/search?q=%23shoegaze"');
+    expect(html).toContain('href="/search?q=%23shoegaze&amp;type=tags"');
     expect(html).toContain('href="https://example.com/a?b=1&amp;c=2"');
     expect(html).toContain('rel="noopener noreferrer nofollow ugc"');
   });

@@ -1,0 +1,69 @@
+import { Disc3, Mic2, Music2 } from "lucide-react";
+import { Link } from "react-router";
+import { type MusicSection, searchHref } from "../query";
+import type { MusicResult } from "../search.server";
+import { Highlighted } from "./highlighted";
+
+const icons: Record<MusicSection, typeof Music2> = {
+  artists: Mic2,
+  albums: Disc3,
+  tracks: Music2,
+};
+
+/** Where a music result leads: the list of posts about it. */
+export function musicItemHref(item: MusicResult, q: string): string {
+  if (item.section === "artists") return searchHref({ q, type: "music", artist: item.name });
+  if (item.section === "albums") {
+    return searchHref({ q, type: "music", album: item.name, artist: item.artist });
+  }
+  return searchHref({ q, type: "music", track: item.name, artist: item.artist });
+}
+
+function friendsLine(item: MusicResult): string | null {
+  if (item.friendCount === 0) return null;
+  const others = item.friendCount - item.friends.length;
+  const names = item.friends.join(", ");
+  return others > 0 ? `${names} and ${others} more you follow` : `${names} posted about it`;
+}
+
+/** An artist, album or track people posted about: how many posts, which friends. */
+export function MusicResultRow({
+  item,
+  q,
+  terms,
+}: {
+  item: MusicResult;
+  q: string;
+  terms: readonly string[];
+}) {
+  const Icon = icons[item.section];
+  const friends = friendsLine(item);
+  return (
+    <Link
+      to={musicItemHref(item, q)}
+      prefetch="intent"
+      className="flex items-center gap-3 rounded-lg px-2 py-2.5 hover:bg-muted focus-visible:outline-2 focus-visible:outline-ring"
+    >
+      <span className="rounded-md bg-accent p-2 text-accent-foreground">
+        <Icon aria-hidden="true" className="size-4" />
+      </span>
+      <span className="min-w-0 flex-1">
+        <span className="block truncate font-medium">
+          <Highlighted text={item.name} terms={terms} />
+          {item.artist && item.section !== "artists" ? (
+            <span className="font-normal text-muted-foreground">
+              {" "}
+              · <Highlighted text={item.artist} terms={terms} />
+            </span>
+          ) : null}
+        </span>
+        {friends ? (
+          <span className="block truncate text-xs text-muted-foreground">{friends}</span>
+        ) : null}
+      </span>
+      <span className="shrink-0 text-sm text-muted-foreground">
+        {item.postCount} {item.postCount === 1 ? "post" : "posts"}
+      </span>
+    </Link>
+  );
+}
