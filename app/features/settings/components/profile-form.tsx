@@ -46,7 +46,7 @@ async function squareCrop(file: File): Promise<Blob | null> {
       out,
     );
     bitmap.close();
-    return await new Promise((resolve) => canvas.toBlob(resolve, "image/webp", 0.9));
+    return await new Promise((resolve) => canvas.toBlob(resolve, "image/webp", 0.8));
   } catch {
     return null;
   }
