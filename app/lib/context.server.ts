@@ -33,3 +33,9 @@ export interface Viewer {
 
 /** The signed-in person, or null; set by the root middleware for every request. */
 export const viewerContext = createContext<Viewer | null>(null);
+
+/**
+ * The id of the session the request came with (never sent to the browser): live streams are
+ * tied to it, so ending the session ends them.
+ */
+export const sessionIdContext = createContext<string | null>(null);

@@ -2,7 +2,7 @@ import { data, type MiddlewareFunction, type RouterContextProvider, redirect } f
 import { getViewerFromHeaders } from "~/features/auth/accounts.server";
 import { verifyAdminAccess } from "~/features/auth/admin-role.server";
 import { bootstrap } from "./app.server";
-import { type Viewer, viewerContext } from "./context.server";
+import { sessionIdContext, type Viewer, viewerContext } from "./context.server";
 import { decideRedirect, loginUrlFor } from "./redirects";
 
 type Ctx = Readonly<RouterContextProvider>;
@@ -13,8 +13,9 @@ export const viewerMiddleware: MiddlewareFunction<Response> = async (
   next,
 ) => {
   await bootstrap();
-  const { viewer, setCookies } = await getViewerFromHeaders(request.headers);
+  const { viewer, sessionId, setCookies } = await getViewerFromHeaders(request.headers);
   context.set(viewerContext, viewer);
+  context.set(sessionIdContext, sessionId);
   const response = await next();
   // Sliding session renewal: pass on the refreshed cookie.
   for (const cookie of setCookies) response.headers.append("Set-Cookie", cookie);

@@ -4,7 +4,13 @@ import { user as userTable } from "~/db/schema";
 import { sendSms } from "~/features/sms/sms.server";
 import { getAuth } from "~/lib/auth.server";
 import { logger } from "~/lib/logger.server";
-import { type AuthResult, cookiesOf, errorMessage, refuseWeakPassword } from "./accounts.server";
+import {
+  type AuthResult,
+  cookiesOf,
+  errorMessage,
+  refuseWeakPassword,
+  sessionsEnded,
+} from "./accounts.server";
 import { issueCode } from "./one-time-codes.server";
 
 import { assertRecentAuth, type ReauthOptions } from "./reauth.server";
@@ -41,6 +47,8 @@ export async function changePassword(
   if (!response.ok) {
     return { ok: false, status: 400, errors: { currentPassword: ["That password is not right."] } };
   }
+  // The other devices' sessions were revoked: their live streams close too.
+  await sessionsEnded(fresh.userId);
   return { ok: true, headers: cookiesOf(response) };
 }
 
@@ -104,5 +112,6 @@ export async function deleteAccount(options: ReauthOptions): Promise<AuthResult>
   await getDb().delete(userTable).where(eq(userTable.id, fresh.userId));
   logger.info({ userId: fresh.userId }, "account deleted by its owner");
   const response = await getAuth().api.signOut({ headers: options.headers, asResponse: true });
+  await sessionsEnded(fresh.userId);
   return { ok: true, headers: cookiesOf(response) };
 }

@@ -276,7 +276,8 @@ describe("per-account throttling", () => {
     }
     expect(results.slice(0, 20).every((r) => !r.ok && r.status === 401)).toBe(true);
     expect(results[21]).toMatchObject({ ok: false, status: 429, code: "rate_limited" });
-  });
+    // 20 scrypt checks at OWASP cost, one after another: on two busy cores that can pass 30 s.
+  }, 120_000);
 });
 
 describe("admin role from the command line", () => {

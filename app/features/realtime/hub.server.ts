@@ -1,6 +1,6 @@
 import { inArray, sql } from "drizzle-orm";
 import { type DatabaseHandle, getDb, rowsOf } from "~/db/client.server";
-import { homeTimeline, posts, profiles } from "~/db/schema";
+import { homeTimeline, posts, profiles, session, user } from "~/db/schema";
 import {
   type NotificationView,
   notificationsAfter,
@@ -14,6 +14,8 @@ import { HEARTBEAT_MS, type LiveEvent } from "./protocol";
 /** One browser's open event stream. */
 export interface LiveStream {
   readonly userId: string;
+  /** The session it was opened with: when that session ends, so does the stream. */
+  readonly sessionId: string;
   /** The newest notification `seq` this stream has been sent. */
   lastSeq: number;
   /** Writes one already-formatted SSE frame. */
@@ -108,6 +110,35 @@ export class LiveHub {
   private beat(): void {
     const frame = formatEvent({ type: "heartbeat", data: { at: Date.now() } });
     for (const set of this.streams.values()) for (const stream of set) stream.write(frame);
+    // Sessions can also end without an announcement (expiry, a missed code path): re-check.
+    void this.closeEndedSessions(null).catch((error: unknown) =>
+      logger.warn({ err: error }, "could not re-check live streams' sessions"),
+    );
+  }
+
+  /**
+   * Ends the streams (of `userId`, or of everyone connected here) whose session no longer
+   * exists, has expired or belongs to a banned account. One query.
+   */
+  async closeEndedSessions(userId: string | null): Promise<void> {
+    const open = userId
+      ? [...(this.streams.get(userId) ?? [])]
+      : [...this.streams.values()].flatMap((set) => [...set]);
+    if (open.length === 0) return;
+    const ids = [...new Set(open.map((stream) => stream.sessionId))];
+    const alive = rowsOf<{ id: string }>(
+      await getDb().execute(sql`
+        select s.id from ${session} s join ${user} u on u.id = s.user_id
+        where ${inArray(sql`s.id`, ids)} and s.expires_at > (now() at time zone 'utc')
+          and coalesce(u.banned, false) = false`),
+    );
+    const living = new Set(alive.map((row) => row.id));
+    for (const stream of open) {
+      if (!living.has(stream.sessionId)) {
+        stream.end();
+        this.remove(stream);
+      }
+    }
   }
 
   private receive(message: LiveMessage): void {
@@ -121,8 +152,12 @@ export class LiveHub {
         );
         return;
       case "s":
-        for (const stream of this.streams.get(message.u) ?? []) stream.end();
-        this.streams.delete(message.u);
+        void this.closeEndedSessions(message.u).catch((error: unknown) => {
+          // Could not check: end them all; a browser whose session lives reconnects at once.
+          logger.warn({ err: error }, "could not check ended sessions; closing the streams");
+          for (const stream of this.streams.get(message.u) ?? []) stream.end();
+          this.streams.delete(message.u);
+        });
         return;
     }
   }

@@ -1,6 +1,10 @@
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb, setDatabase } from "~/db/client.server";
+import { session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
+import { sessionsEnded } from "~/features/auth/accounts.server";
 import { followUser } from "~/features/follows/follows.server";
 import { likePost } from "~/features/likes/likes.server";
 import { markAllRead } from "~/features/notifications/notifications.server";
@@ -26,11 +30,12 @@ afterAll(async () => {
 });
 
 /** A stream as the SSE route makes one, keeping what it was sent (parsed as a browser would). */
-function openStream(userId: string, lastSeq: number) {
+function openStream(userId: string, lastSeq: number, sessionId = `no-session-${userId}`) {
   let raw = "";
   let ended = false;
   const stream: LiveStream = {
     userId,
+    sessionId,
     lastSeq,
     write(frame) {
       raw += frame;
@@ -153,15 +158,55 @@ describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
     for (const c of [author, follower, other]) c.stream.end();
   });
 
-  it("ends a person's streams when their sessions end (ban, sign out everywhere)", async () => {
+  async function createSession(userId: string, expiresInMs = 3_600_000): Promise<string> {
+    const id = `s-${randomUUID()}`;
+    await getDb()
+      .insert(session)
+      .values({
+        id,
+        token: randomUUID(),
+        userId,
+        expiresAt: new Date(Date.now() + expiresInMs),
+        updatedAt: new Date(),
+      });
+    return id;
+  }
+
+  it("ends exactly the streams whose session ended, and no one else's", async () => {
     const ana = await createTestUser();
     const ben = await createTestUser();
-    const a = openStream(ana.id, 0);
-    const b = openStream(ben.id, 0);
-    await publishLive(getDb(), { t: "s", u: ana.id });
-    await until(() => a.isEnded(), "Ana's stream to end");
+    const [laptop, phone, benSession] = await Promise.all([
+      createSession(ana.id),
+      createSession(ana.id),
+      createSession(ben.id),
+    ]);
+    const onLaptop = openStream(ana.id, 0, laptop);
+    const onPhone = openStream(ana.id, 0, phone);
+    const b = openStream(ben.id, 0, benSession);
+    // Ana signs out on her laptop only.
+    await getDb().delete(session).where(eq(session.id, laptop));
+    await sessionsEnded(ana.id);
+    await until(() => onLaptop.isEnded(), "the laptop's stream to end");
+    expect(onPhone.isEnded()).toBe(false);
+    expect(b.isEnded()).toBe(false);
+    // A ban ends the rest.
+    await getDb().update(user).set({ banned: true }).where(eq(user.id, ana.id));
+    await sessionsEnded(ana.id);
+    await until(() => onPhone.isEnded(), "the phone's stream to end");
     expect(b.isEnded()).toBe(false);
     b.stream.end();
+  });
+
+  it("notices an ending nobody announced (an expired session) on its own re-check", async () => {
+    const ana = await createTestUser();
+    const expired = await createSession(ana.id, -1_000);
+    const alive = await createSession(ana.id);
+    const old = openStream(ana.id, 0, expired);
+    const fresh = openStream(ana.id, 0, alive);
+    await hub.closeEndedSessions(null);
+    expect(old.isEnded()).toBe(true);
+    expect(fresh.isEnded()).toBe(false);
+    fresh.stream.end();
   });
 
   it("ends every stream and refuses new ones when draining", async () => {

@@ -1,6 +1,7 @@
 import { data } from "react-router";
 import { latestNotificationSeq } from "~/features/notifications/notifications.server";
 import { getLiveHub, type LiveStream } from "~/features/realtime/hub.server";
+import { sessionIdContext } from "~/lib/context.server";
 import { getViewer } from "~/lib/guards.server";
 import type { Route } from "./+types/events";
 
@@ -18,7 +19,8 @@ function parseSeq(raw: string | null): number | null {
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
   const viewer = getViewer(context);
-  if (!viewer) {
+  const sessionId = context.get(sessionIdContext);
+  if (!viewer || !sessionId) {
     return data({ error: "Sign in to get live updates." }, { status: 401 });
   }
   const hub = getLiveHub();
@@ -36,6 +38,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       let open = true;
       const live: LiveStream = {
         userId: viewer.id,
+        sessionId,
         lastSeq,
         write(frame) {
           if (!open) return;
