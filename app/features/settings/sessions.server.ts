@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, ne } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { session } from "~/db/schema";
+import { sessionsEnded } from "~/features/auth/accounts.server";
 import { getAuth } from "~/lib/auth.server";
 import { AppError } from "~/lib/errors";
 import { describeUserAgent } from "./user-agent";
@@ -72,6 +73,8 @@ export async function revokeSession(options: {
   if (deleted.length === 0) {
     throw new AppError("not_found", "That session has already ended.");
   }
+  // Its live stream closes too, on whichever instance holds it.
+  await sessionsEnded(options.userId);
 }
 
 /** Ends every session of the person except the current one; returns how many ended. */
@@ -87,5 +90,6 @@ export async function revokeOtherSessions(options: {
         : eq(session.userId, options.userId),
     )
     .returning({ id: session.id });
+  if (deleted.length > 0) await sessionsEnded(options.userId);
   return deleted.length;
 }
