@@ -57,7 +57,7 @@ test.describe
       const page = await pageAs(browser, sam);
       await gotoHydrated(page, "/search");
       await expect(page.getByRole("heading", { name: "Trending tags this week" })).toBeVisible();
-      const box = page.getByRole("searchbox", { name: "Search people, posts, music and tags" });
+      const box = page.getByRole("combobox", { name: "Search people, posts, music and tags" });
       await box.fill("jonahtan bjorkman");
       await box.press("Enter");
       await expect(page).toHaveURL(/\/search\?q=jonahtan\+bjorkman$/);
@@ -133,10 +133,44 @@ test.describe
       await expect(page.getByRole("article").filter({ hasText: title })).toBeVisible();
     });
 
+    test("Ctrl-K, type, arrow down and Enter open a suggestion; recent searches can be cleared", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, sam);
+      await gotoHydrated(page, "/search?q=goosebumps");
+      await page.getByRole("heading", { name: "Search", level: 1 }).click();
+      await page.keyboard.press("Control+k");
+      const box = page.getByRole("combobox", { name: "Search people, posts, music and tags" });
+      await expect(box).toBeFocused();
+      await box.fill("jonath");
+      const list = page.getByRole("listbox", { name: "Suggestions" });
+      await expect(list.getByRole("option", { name: /Jonathan Björkman/ })).toBeVisible();
+      await expect(box).toHaveAttribute("aria-expanded", "true");
+      await box.press("ArrowDown");
+      await expect(list.getByRole("option").first()).toHaveAttribute("aria-selected", "true");
+      await expect(box).toHaveAttribute("aria-activedescendant", /.+/);
+      await box.press("Enter");
+      await expect(page).toHaveURL(`/u/jonathan${run}`);
+
+      await gotoHydrated(page, "/search");
+      await page.keyboard.press("/");
+      await expect(box).toBeFocused();
+      const recent = page.getByRole("listbox", { name: "Recent searches" });
+      await expect(recent.getByRole("option", { name: "jonath" })).toBeVisible();
+      await box.press("Escape");
+      await expect(box).toHaveAttribute("aria-expanded", "false");
+      await box.press("ArrowDown");
+      await page.getByRole("button", { name: "Clear recent searches" }).click();
+      await expect(box).toHaveAttribute("aria-expanded", "false");
+      await page.reload();
+      await box.focus();
+      await expect(page.getByRole("listbox", { name: "Recent searches" })).toBeHidden();
+    });
+
     test("works without JavaScript", async ({ browser }) => {
       const page = await pageAs(browser, sam, { javaScriptEnabled: false });
       await page.goto("/search");
-      await page.getByRole("searchbox").fill("goosebumps");
+      await page.getByRole("combobox").fill("goosebumps");
       await page.getByRole("button", { name: "Search", exact: true }).click();
       await expect(page).toHaveURL(/q=goosebumps/);
       await expect(page.getByRole("article").filter({ hasText: title })).toBeVisible();

@@ -1,6 +1,6 @@
 import { type ShouldRevalidateFunctionArgs, useNavigation } from "react-router";
 import { PageHeader } from "~/components/ui/page-header";
-import { SearchForm } from "~/features/search/components/search-form";
+import { SearchBox } from "~/features/search/components/search-box";
 import { SearchResults } from "~/features/search/components/search-results";
 import { SearchTabs } from "~/features/search/components/search-tabs";
 import { SEARCH_TYPE_LABELS } from "~/features/search/query";
@@ -40,7 +40,7 @@ export default function Search({ loaderData }: Route.ComponentProps) {
   return (
     <>
       <PageHeader title="Search">Find people, posts, artists, albums, tracks and #tags.</PageHeader>
-      <SearchForm q={loaderData.q} type={loaderData.type} />
+      <SearchBox q={loaderData.q} type={loaderData.type} className="mb-4" />
       <SearchTabs q={loaderData.q} type={loaderData.type} />
       <div aria-busy={isSearching || undefined} className={isSearching ? "opacity-60" : undefined}>
         <SearchResults data={loaderData} viewerId={loaderData.viewerId} />
