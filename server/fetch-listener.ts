@@ -1,4 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Writable } from "node:stream";
+import {
+  createEncoder,
+  type Encoding,
+  encodingFor,
+  isCompressibleType,
+  varyWithEncoding,
+} from "./compression";
 
 /*
  * The bridge between node:http and React Router's fetch handler. It replaces the request
@@ -227,18 +235,47 @@ function settled(res: ServerResponse): Promise<void> {
   });
 }
 
+/** Resolves when `stream` may take more (`drain`), or when `res` is gone. */
+function drained(stream: Writable, res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const go = () => {
+      stream.removeListener("drain", go);
+      res.removeListener("close", go);
+      resolve();
+    };
+    stream.once("drain", go);
+    res.once("close", go);
+  });
+}
+
 /**
  * Writes `response` to `res`: status and headers (each Set-Cookie on its own), then the body
- * with backpressure. A client that goes away cancels the body (live streams end); a body that
- * fails midway ends the connection. Never throws.
+ * with backpressure. A compressible body is compressed on the way (compression.ts) when the
+ * client accepts it, and flushed whenever the app's stream pauses — so streamed HTML still
+ * reaches the browser chunk by chunk. A client that goes away cancels the body (live streams
+ * end); a body that fails midway ends the connection. Never throws.
  */
 async function writeResponse(
   req: IncomingMessage,
   res: ServerResponse,
   response: Response,
 ): Promise<unknown> {
+  const acceptEncoding = req.headers["accept-encoding"];
+  const encoding: Encoding | null = encodingFor(
+    req.method ?? "GET",
+    Array.isArray(acceptEncoding) ? acceptEncoding.join(",") : acceptEncoding,
+    response,
+  );
+  const varies = isCompressibleType(response.headers.get("Content-Type"));
   const raw: string[] = [];
-  for (const [name, value] of response.headers) raw.push(name, value);
+  for (const [name, value] of response.headers) {
+    if (varies && name === "vary") continue;
+    // The compressed length is not known up front: the body goes out chunked.
+    if (encoding && name === "content-length") continue;
+    raw.push(name, value);
+  }
+  if (varies) raw.push("Vary", varyWithEncoding(response.headers.get("Vary")));
+  if (encoding) raw.push("Content-Encoding", encoding);
   // A body nobody read would otherwise keep the connection busy: close it after this answer.
   if (hasPendingBody(req)) {
     if (!response.headers.has("Connection")) raw.push("Connection", "close");
@@ -251,30 +288,57 @@ async function writeResponse(
     return undefined;
   }
   const reader = response.body.getReader();
+  const encoder = encoding ? createEncoder(encoding) : null;
+  let flushTimer: NodeJS.Immediate | null = null;
+  if (encoder) {
+    encoder.on("error", () => res.destroy());
+    encoder.pipe(res);
+  }
   const onClose = () => {
     reader.cancel().catch(() => undefined);
+    if (flushTimer) clearImmediate(flushTimer);
+    encoder?.destroy();
   };
   res.once("close", onClose);
+  /*
+   * Flush once the chunks that are ready have been written: React writes a document in many
+   * small pieces within one tick, and a flush per piece would cost compression for nothing,
+   * while a flush at the end of the tick sends everything rendered so far (first byte and
+   * streamed Suspense boundaries are not held back).
+   */
+  const scheduleFlush = () => {
+    if (!encoder || flushTimer) return;
+    flushTimer = setImmediate(() => {
+      flushTimer = null;
+      if (!encoder.destroyed && !encoder.writableEnded) encoder.flush();
+    });
+  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done || !isOpen(res)) break;
-      if (!res.write(value)) {
-        await new Promise<void>((resolve) => {
-          const go = () => {
-            res.removeListener("drain", go);
-            res.removeListener("close", go);
-            resolve();
-          };
-          res.once("drain", go);
-          res.once("close", go);
-        });
+      if (encoder) {
+        const hasRoom = encoder.write(value);
+        scheduleFlush();
+        if (!hasRoom) await drained(encoder, res);
+      } else if (!res.write(value)) {
+        await drained(res, res);
       }
     }
-    if (isOpen(res)) res.end();
+    if (flushTimer) {
+      clearImmediate(flushTimer);
+      flushTimer = null;
+    }
+    if (isOpen(res)) {
+      // The encoder ends `res` through the pipe once its last bytes are out.
+      if (encoder) encoder.end();
+      else res.end();
+    }
     return undefined;
   } catch (error) {
     // Headers are out: the only honest way to say "this body is broken" is to cut it short.
+    if (flushTimer) clearImmediate(flushTimer);
+    encoder?.destroy();
     res.destroy();
     return res.writableFinished ? undefined : error;
   } finally {
