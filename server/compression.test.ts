@@ -130,7 +130,8 @@ describe("on the wire", () => {
 
   it("sends identity when not asked, still with Vary", async () => {
     app = async () => html();
-    for (const headers of [{}, { "Accept-Encoding": "identity" }]) {
+    const asks: Record<string, string>[] = [{}, { "Accept-Encoding": "identity" }];
+    for (const headers of asks) {
       const answer = await get("/feed", headers);
       expect(answer.headers["content-encoding"]).toBeUndefined();
       expect(answer.headers.vary).toBe("Accept-Encoding");
