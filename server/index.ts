@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
+import type { Socket } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import pino from "pino";
@@ -94,7 +95,28 @@ const handler = createNodeHandler({
   logger,
 });
 
-const server = http.createServer(handler.onRequest);
+/** Requests in progress per connection: a connection with none may be closed at shutdown. */
+const inProgress = new Map<Socket, number>();
+
+const server = http.createServer((request, response) => {
+  // Once shutting down, no connection is kept for another request: clients open a new one,
+  // to another instance, instead of finding this one closed under them.
+  if (shuttingDown) response.setHeader("Connection", "close");
+  const socket = request.socket;
+  inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
+  response.once("close", () => inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1));
+  handler.onRequest(request, response);
+});
+server.on("connection", (socket) => {
+  inProgress.set(socket, 0);
+  socket.once("close", () => inProgress.delete(socket));
+});
+
+/** Closes connections with no request in progress, those never used included. */
+function closeIdleSockets(): void {
+  server.closeIdleConnections();
+  for (const [socket, count] of inProgress) if (count <= 0) socket.destroy();
+}
 server.on("checkContinue", handler.onCheckContinue);
 
 server.keepAliveTimeout = 65_000;
@@ -121,13 +143,16 @@ server.listen(env.PORT, env.HOST, () => {
 });
 
 /**
- * Stop accepting, let in-flight requests finish, then close the database. PGlite writes its
- * files on close, so the process must not exit before that resolves.
+ * Mark not ready (/readyz answers 503) and keep serving for the drain period (SIGTERM only:
+ * Ctrl-C in a terminal stops at once), then stop accepting, let in-flight requests finish and
+ * close the database. PGlite writes its files on close, so the process must not exit before.
  */
 async function gracefulShutdown(signal: string) {
   if (shuttingDown) return;
   shuttingDown = true;
-  logger.info({ signal }, "shutting down");
+  const drainMs = signal === "SIGTERM" ? env.SHUTDOWN_DRAIN_SECONDS * 1000 : 0;
+  logger.info({ signal, drainMs }, "shutting down");
+  if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
   const force = setTimeout(() => {
     logger.warn("in-flight requests did not finish in 10 s; closing connections");
     server.closeAllConnections();
@@ -136,10 +161,10 @@ async function gracefulShutdown(signal: string) {
   app.endLiveStreams();
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
-    server.closeIdleConnections();
+    closeIdleSockets();
     // The live streams just ended finish their responses a few ticks later and only then turn
     // into idle keep-alive connections; close those as they appear.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const sweep = setInterval(closeIdleSockets, 100);
     sweep.unref();
     server.once("close", () => clearInterval(sweep));
   });

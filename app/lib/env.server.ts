@@ -41,6 +41,15 @@ export const envSchema = z
       )
       .pipe(z.array(z.email("must be a comma-separated list of e-mail addresses"))),
     TRUST_PROXY: flag,
+    /**
+     * On SIGTERM, how long to keep serving (with /readyz already 503) before closing, so a load
+     * balancer stops sending first and requests on the wire still get answers.
+     */
+    SHUTDOWN_DRAIN_SECONDS: z.coerce
+      .number({ error: "must be a number of seconds" })
+      .min(0, "must be 0 or more")
+      .max(120, "must be at most 120")
+      .default(2),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),

@@ -25,6 +25,17 @@ export interface OwnServer {
   exited: Promise<number | null>;
 }
 
+const started = new Set<ChildProcess>();
+
+/**
+ * Kills the servers a failed test left running (call in `afterEach`), so that the next test
+ * does not find its port taken by a stale one.
+ */
+export function killOwnServers(): void {
+  for (const child of started) child.kill("SIGKILL");
+  started.clear();
+}
+
 /**
  * Starts `server.mjs` of the e2e build in production mode. Its database is its own PGlite under
  * `DATA_DIR` unless `env` says otherwise: the shell's DATABASE_URL and SMTP_URL are not passed on.
@@ -34,6 +45,8 @@ export function startOwnServer(env: Record<string, string>): OwnServer {
     ...process.env,
     NODE_ENV: "production",
     SOUNDTRAIL_BUILD_DIR: BUILD_DIR,
+    // No load balancer to drain for, unless a spec asks for one.
+    SHUTDOWN_DRAIN_SECONDS: "0",
   };
   delete childEnv.DATABASE_URL;
   delete childEnv.SMTP_URL;
@@ -49,6 +62,8 @@ export function startOwnServer(env: Record<string, string>): OwnServer {
     output += d;
   });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  started.add(child);
+  void exited.then(() => started.delete(child));
   return { child, output: () => output, exited };
 }
 

@@ -1,10 +1,16 @@
 import { mkdtempSync } from "node:fs";
+import http from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { sparePort, startOwnServer, waitForReady } from "./own-server";
+import { killOwnServers, sparePort, startOwnServer, waitForReady } from "./own-server";
 
 test.describe("server lifecycle", () => {
+  // Each test starts servers of its own; on two busy cores a start alone can take 10 s.
+  test.describe.configure({ timeout: 90_000 });
+  test.afterEach(() => killOwnServers());
+
   test("a bad setting stops the server with a message naming the variable", async () => {
     const server = startOwnServer({
       PORT: "not-a-port",
@@ -52,5 +58,50 @@ test.describe("server lifecycle", () => {
     });
     expect(await server.exited).toBe(1);
     expect(server.output()).toContain("Cannot reach PostgreSQL at 127.0.0.1:1/soundtrail");
+  });
+
+  test("SIGTERM under load: not ready first, every request on the wire answered, a quick exit", async () => {
+    const port = sparePort(5);
+    const server = startOwnServer({
+      PORT: String(port),
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), "st-drain-")),
+      SHUTDOWN_DRAIN_SECONDS: "2",
+    });
+    await waitForReady(server, port);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const get = (pathname: string) =>
+      new Promise<number | string>((resolve) => {
+        const request = http.get({ host: "127.0.0.1", port, path: pathname, agent }, (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+        });
+        request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+      });
+    // Eight clients on keep-alive connections, asking again as soon as they are answered.
+    let stopAt = Number.POSITIVE_INFINITY;
+    const outcomes: (number | string)[] = [];
+    const client = async () => {
+      while (Date.now() < stopAt) outcomes.push(await get("/healthz"));
+    };
+    const clients = Array.from({ length: 8 }, client);
+    // And one connection that was opened and never used.
+    const idle = connect(port, "127.0.0.1");
+    idle.on("error", () => {});
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalledAt = Date.now();
+    server.child.kill("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Draining: still serving, but telling the load balancer to stop sending.
+    expect(await get("/readyz")).toBe(503);
+    // Stop asking before the drain ends, as a load balancer would have.
+    stopAt = signalledAt + 1_500;
+    await Promise.all(clients);
+    expect(outcomes.length).toBeGreaterThan(20);
+    expect(outcomes.filter((outcome) => outcome !== 200)).toEqual([]);
+    expect(await server.exited).toBe(0);
+    agent.destroy();
+    idle.destroy();
+    // The 10 s force timer was not needed: idle keep-alive sockets did not hold the exit.
+    expect(Date.now() - signalledAt).toBeLessThan(7_000);
   });
 });
