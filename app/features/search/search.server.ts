@@ -101,12 +101,16 @@ const textQuery = (query: string) =>
 const likeAnywhere = (query: string) =>
   sql`('%' || replace(soundtrail_fold(${query}), '%', '\\%') || '%')`;
 
+// Generated columns of drizzle/0008_search.sql and 0009_search-keys.sql (not in the Drizzle
+// schema): the full-text vector, the note's tags, and names folded by soundtrail_fold.
 const searchVector = sql.raw(`"posts"."search_vector"`);
 const postTags = sql.raw(`"posts"."tags"`);
-
-/** The viewer follows the author of the current `posts` row. */
-const followsAuthor = (viewerId: string) =>
-  sql`exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${posts.authorId})`;
+const artistKey = sql.raw(`"posts"."artist_key"`);
+const albumKey = sql.raw(`"posts"."album_key"`);
+const titleKey = sql.raw(`"posts"."title_key"`);
+const usernameKey = sql.raw(`"profiles"."username_key"`);
+const displayNameKey = sql.raw(`"profiles"."display_name_key"`);
+const nameKey = sql.raw(`"profiles"."name_key"`);
 
 // ---------------------------------------------------------------------------------------------
 // People
@@ -132,11 +136,10 @@ export async function searchPeople(options: SearchOptions): Promise<SearchPage<P
   const query = normalizeQuery(options.query).replace(/^@/, "");
   const limit = pageSize(options.limit);
   if (!query) return { items: [], nextCursor: null };
-  const name = fold(sql`${profiles.username} || ' ' || coalesce(${profiles.displayName}, '')`);
   const q = fold(query);
-  const score = sql`(greatest(word_similarity(${q}, ${fold(profiles.username)}), word_similarity(${q}, ${fold(sql`coalesce(${profiles.displayName}, '')`)}))
-    + case when ${fold(profiles.username)} = ${q} or ${fold(sql`coalesce(${profiles.displayName}, '')`)} = ${q} then 1
-           when ${name} like ${likeAnywhere(query)} then 0.5 else 0 end)::float8`;
+  const score = sql`(greatest(word_similarity(${q}, ${usernameKey}), word_similarity(${q}, ${displayNameKey}))
+    + case when ${usernameKey} = ${q} or ${displayNameKey} = ${q} then 1
+           when ${nameKey} like ${likeAnywhere(query)} then 0.5 else 0 end)::float8`;
   const cursor = decodeScoreCursor(options.cursor);
   const after = cursor
     ? sql`and (${score} < ${cursor.score}::float8 or (${score} = ${cursor.score}::float8 and ${profiles.userId} > ${cursor.id}))`
@@ -151,7 +154,7 @@ export async function searchPeople(options: SearchOptions): Promise<SearchPage<P
         exists (select 1 from ${follows} where ${follows.followerId} = ${profiles.userId} and ${follows.followeeId} = ${viewerId}) as follows_viewer,
         ${score} as score
       from ${profiles}
-      where (${name} like ${likeAnywhere(query)} or word_similarity(${q}, ${name}) >= ${NAME_SIMILARITY})
+      where (${nameKey} like ${likeAnywhere(query)} or word_similarity(${q}, ${nameKey}) >= ${NAME_SIMILARITY})
         and not ${blockedBetween(profiles.userId, viewerId)}
         ${after}
       order by score desc, id asc
@@ -316,13 +319,13 @@ export async function listMusicPosts(options: {
   const name = normalizeQuery(item.name);
   const artist = normalizeQuery(item.artist ?? "");
   if (!name) return { items: [], nextCursor: null };
-  const sameArtist = artist ? sql`and ${fold(posts.artist)} = ${fold(artist)}` : sql``;
+  const sameArtist = artist ? sql`and ${artistKey} = ${fold(artist)}` : sql``;
   const match =
     item.section === "artists"
-      ? sql`${fold(posts.artist)} = ${fold(name)} and ${posts.kind} <> 'playlist'`
+      ? sql`${artistKey} = ${fold(name)} and ${posts.kind} <> 'playlist'`
       : item.section === "albums"
-        ? sql`${fold(posts.album)} = ${fold(name)} ${sameArtist}`
-        : sql`${posts.kind} = 'track' and ${fold(posts.title)} = ${fold(name)} ${sameArtist}`;
+        ? sql`${albumKey} = ${fold(name)} ${sameArtist}`
+        : sql`${posts.kind} = 'track' and ${titleKey} = ${fold(name)} ${sameArtist}`;
   return pageOfPosts({
     viewerId: options.viewerId,
     match,
@@ -345,33 +348,57 @@ interface MusicRow {
   friend_count: number;
 }
 
-function musicGroups(viewerId: string, query: string, section: MusicSection): SQL {
-  const q = fold(query);
+/**
+ * The posts whose `keys` (folded names) contain the query as typed; only when none does, those
+ * whose names are similar (trigrams): a misspelling finds the name, while a correct query does not
+ * drag in every look-alike. Both branches run on the trigram indexes; the second one is skipped
+ * by a one-time check when the first finds anything. Aliased as `posts`, so the usual column
+ * references apply.
+ */
+function postsMatchingNames(keys: SQL[], query: string): SQL {
   const like = likeAnywhere(query);
-  const matches = (column: SQLWrapper) =>
-    sql`(${fold(column)} like ${like} or ${fold(column)} % ${q})`;
+  const q = fold(query);
+  const contains = sql.join(
+    keys.map((key) => sql`${key} like ${like}`),
+    sql` or `,
+  );
+  const similar = sql.join(
+    keys.map((key) => sql`${key} % ${q}`),
+    sql` or `,
+  );
+  return sql`(select * from ${posts} where ${contains}
+    union all
+    select * from ${posts} where not exists (select 1 from ${posts} where ${contains}) and (${similar})
+  ) as ${posts}`;
+}
+
+function musicGroups(viewerId: string, query: string, section: MusicSection): SQL {
   const friendName = sql`coalesce(nullif(${profiles.displayName}, ''), ${profiles.username})`;
   const common = sql`count(*)::int as post_count,
-      (array_agg(distinct ${friendName}) filter (where ${followsAuthor(viewerId)}))[1:3] as friends,
-      count(distinct ${posts.authorId}) filter (where ${followsAuthor(viewerId)})::int as friend_count`;
-  const from = sql`from ${posts} inner join ${profiles} on ${profiles.userId} = ${posts.authorId}`;
+      (array_agg(distinct ${friendName}) filter (where viewer_follows.followee_id is not null))[1:3] as friends,
+      count(distinct ${posts.authorId}) filter (where viewer_follows.followee_id is not null)::int as friend_count`;
+  const from = (keys: SQL[]) => sql`from ${postsMatchingNames(keys, query)}
+    inner join ${profiles} on ${profiles.userId} = ${posts.authorId}
+    left join ${follows} as viewer_follows
+      on viewer_follows.follower_id = ${viewerId} and viewer_follows.followee_id = ${posts.authorId}`;
   const visible = canSeePost(viewerId);
   if (section === "artists") {
-    return sql`select 'artists'::text as section, ${fold(posts.artist)} as key,
+    return sql`select 'artists'::text as section, ${artistKey} as key,
         mode() within group (order by ${posts.artist}) as name, null::text as artist, ${common}
-      ${from}
-      where ${posts.artist} is not null and ${posts.kind} <> 'playlist' and ${matches(posts.artist)} and ${visible}
-      group by ${fold(posts.artist)}`;
+      ${from([artistKey])}
+      where ${artistKey} is not null and ${posts.kind} <> 'playlist' and ${visible}
+      group by ${artistKey}`;
   }
-  const title = section === "albums" ? posts.album : posts.title;
+  const [title, titleKeyOf] =
+    section === "albums" ? [posts.album, albumKey] : ([posts.title, titleKey] as const);
   const kindFilter = section === "tracks" ? sql`and ${posts.kind} = 'track'` : sql``;
   return sql`select ${section}::text as section,
-      ${fold(title)} || chr(31) || coalesce(${fold(posts.artist)}, '') as key,
+      ${titleKeyOf} || chr(31) || coalesce(${artistKey}, '') as key,
       mode() within group (order by ${title}) as name,
       mode() within group (order by ${posts.artist}) as artist, ${common}
-    ${from}
-    where ${title} is not null ${kindFilter} and (${matches(title)} or (${posts.artist} is not null and ${matches(posts.artist)})) and ${visible}
-    group by ${fold(title)}, ${fold(posts.artist)}`;
+    ${from([titleKeyOf, artistKey])}
+    where ${titleKeyOf} is not null ${kindFilter} and ${visible}
+    group by ${titleKeyOf}, ${artistKey}`;
 }
 
 function toMusicResult(r: MusicRow): MusicResult {
@@ -529,11 +556,11 @@ export async function exploreSearch(options: {
       from ${posts} cross join lateral unnest(${postTags}) as t(tag)
       where ${recent} and ${postTags} <> '{}'
       group by t.tag order by post_count desc, tag asc limit 12`),
-    db.execute(sql`select ${fold(posts.artist)} as key,
+    db.execute(sql`select ${artistKey} as key,
         mode() within group (order by ${posts.artist}) as name, count(*)::int as post_count
       from ${posts}
-      where ${recent} and ${posts.artist} is not null and ${posts.kind} <> 'playlist'
-      group by ${fold(posts.artist)} order by post_count desc, key asc limit 8`),
+      where ${recent} and ${artistKey} is not null and ${posts.kind} <> 'playlist'
+      group by ${artistKey} order by post_count desc, key asc limit 8`),
     options.withSuggestions === false ? [] : suggestPeople({ viewerId, limit: 5 }),
   ]);
   return {
