@@ -1,4 +1,4 @@
-import { Clock, Hash, Mic2, Search as SearchIcon, User } from "lucide-react";
+import { Clock, Disc3, Hash, Mic2, Music2, Search as SearchIcon, User } from "lucide-react";
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { Form, useFetcher, useNavigate } from "react-router";
 import { Button } from "~/components/ui/button";
@@ -58,7 +58,7 @@ function optionsFrom(data: SearchPageData | undefined, q: string): Option[] {
       label: m.name,
       detail: m.artist && m.section !== "artists" ? m.artist : `${m.postCount} posts`,
       href: musicItemHref(m, q),
-      icon: Mic2,
+      icon: m.section === "artists" ? Mic2 : m.section === "albums" ? Disc3 : Music2,
       query: q,
     })),
     ...tags.slice(0, 3).map((t) => ({

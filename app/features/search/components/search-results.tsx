@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
 import { FollowSuggestions } from "~/features/people/components/suggestions";
+import { cn } from "~/lib/utils";
 import {
   MUSIC_SECTION_LABELS,
   type MusicSection,
@@ -66,9 +67,17 @@ function PostList({
   );
 }
 
-function TagList({ tags, label }: { tags: TagResult[]; label: string }) {
+function TagList({
+  tags,
+  label,
+  className,
+}: {
+  tags: TagResult[];
+  label: string;
+  className?: string;
+}) {
   return (
-    <ul aria-label={label} className="flex flex-wrap gap-2">
+    <ul aria-label={label} className={cn("flex flex-wrap gap-2", className)}>
       {tags.map((t) => (
         <li key={t.id}>
           <TagChip tag={t.tag} postCount={t.postCount} />
@@ -99,7 +108,7 @@ function NoResults({ data }: { data: SearchPageData }) {
       {data.fallback.length > 0 ? (
         <div className="mt-4">
           <p className="mb-2 text-sm font-medium text-foreground">Popular this week</p>
-          <TagList tags={data.fallback} label="Popular tags" />
+          <TagList tags={data.fallback} label="Popular tags" className="justify-center" />
         </div>
       ) : null}
     </EmptyState>
@@ -127,7 +136,7 @@ export function SearchResults({ data, viewerId }: { data: SearchPageData; viewer
   if (data.view === "explore") {
     const { trendingTags, trendingArtists, suggestions } = data.explore;
     return (
-      <div className="flex flex-col gap-8">
+      <div className="flex flex-col">
         <Section id="trending-tags" title="Trending tags this week">
           {trendingTags.length > 0 ? (
             <TagList tags={trendingTags} label="Trending tags" />
