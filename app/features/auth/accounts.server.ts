@@ -14,6 +14,7 @@ import {
   weakPasswordMessages,
   weakPasswordReasons,
 } from "./password-policy.server";
+import { isUsernameAvailable } from "./profiles.server";
 import type { FieldErrors } from "./schemas";
 
 export const INVALID_CREDENTIALS = "That e-mail and password do not match an account.";
@@ -130,6 +131,16 @@ export interface SignUpOptions {
  * Creates an account and sends the confirmation mail. An address that already has an account
  * gets the same answer (and its owner a mail instead), so sign-up reveals nothing.
  */
+/** The answer when the chosen username belongs to someone (usernames are public anyway). */
+export function usernameTaken(): Extract<AuthResult, { ok: false }> {
+  return {
+    ok: false,
+    status: 400,
+    code: "username_taken",
+    errors: { username: ["This username is taken."] },
+  };
+}
+
 export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResult> {
   const limited = await checkRateLimits([
     [`sign-up:ip:${clientOf(options.headers)}`, AUTH_LIMITS.signUpPerAddress],
@@ -141,6 +152,9 @@ export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResul
     options.displayName,
   ]);
   if (weak) return weak;
+  // Checked before the address is looked at, so a taken username gets the same answer whether
+  // or not the e-mail has an account (better-auth answers a known address with a quiet success).
+  if (!(await isUsernameAvailable(options.username))) return usernameTaken();
   const response = await getAuth().api.signUpEmail({
     body: {
       email: options.email,
@@ -155,14 +169,7 @@ export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResul
   if (response.status === 429)
     return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
   const { message, code } = await errorMessage(response);
-  if (message === "username_taken") {
-    return {
-      ok: false,
-      status: 400,
-      code: "username_taken",
-      errors: { username: ["This username is taken."] },
-    };
-  }
+  if (message === "username_taken") return usernameTaken();
   if (message === "invalid_username") {
     return {
       ok: false,

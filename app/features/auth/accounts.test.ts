@@ -185,6 +185,23 @@ describe("sign-up, confirmation and sign-in", () => {
     expect(result).toMatchObject({ ok: false, code: "username_taken" });
   });
 
+  it("answers a taken username the same whether or not the e-mail has an account", async () => {
+    const answers = [];
+    for (const email of ["ana@example.org", "nobody-here@example.org"]) {
+      answers.push(
+        await signUpWithEmail({
+          email,
+          password: "Another-Strong-99",
+          username: "ANA.listens",
+          displayName: "Probe",
+          headers: requestHeaders(),
+        }),
+      );
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]).toMatchObject({ ok: false, code: "username_taken" });
+  });
+
   it("confirms through the link, signs in, and the session names the viewer", async () => {
     const confirmed = await signUpAndConfirm("cy@example.org", "cy_sounds");
     if (!confirmed.ok) throw new Error("not confirmed");

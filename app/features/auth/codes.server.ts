@@ -12,6 +12,7 @@ import {
   rateLimited,
   refuseWeakPassword,
   signedIn,
+  usernameTaken,
 } from "./accounts.server";
 import { CODE_TTL_S, issueCode } from "./one-time-codes.server";
 import { hashPassword } from "./password.server";
@@ -198,14 +199,7 @@ export async function signUpWithPhone(options: PhoneSignUpOptions): Promise<Auth
     options.displayName,
   ]);
   if (weak) return weak;
-  if (!(await isUsernameAvailable(options.username))) {
-    return {
-      ok: false,
-      status: 400,
-      code: "username_taken",
-      errors: { username: ["This username is taken."] },
-    };
-  }
+  if (!(await isUsernameAvailable(options.username))) return usernameTaken();
   if (await accountFor("sms", options.phone)) {
     await sendSms({
       to: options.phone,

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { countStatements, setDatabase } from "~/db/client.server";
 import { account, profiles, session, twoFactor, user, verification } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
-import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
+import {
+  createMailTransport,
+  setMailTransport,
+  settleBackgroundMail,
+} from "~/features/mail/mail.server";
 import { type SmsMessage, setSmsSender } from "~/features/sms/sms.server";
 import { resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
@@ -70,7 +74,9 @@ function codeIn(text: string): string {
   return match[1] ?? "";
 }
 
-function mailTo(email: string) {
+/** The last mail to `email`, once the mails queued for after the answer went out. */
+async function mailTo(email: string) {
+  await settleBackgroundMail();
   const mail = sink.received.findLast((m) => m.to.includes(email));
   if (!mail) throw new Error(`no mail to ${email}`);
   return mail.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
@@ -129,7 +135,7 @@ describe("one-time code sign-in by e-mail", () => {
     expect(
       (await requestSignInCode({ channel: "email", to: email, headers: requestHeaders() })).ok,
     ).toBe(true);
-    const code = codeIn(mailTo(email).match(/Subject: (.*)/)?.[1] ?? "");
+    const code = codeIn((await mailTo(email)).match(/Subject: (.*)/)?.[1] ?? "");
     const stored = await testDb.db.select({ value: verification.value }).from(verification);
     expect(stored.map((r) => r.value).join()).not.toContain(code);
 
@@ -162,7 +168,7 @@ describe("one-time code sign-in by e-mail", () => {
       const { email, id } = await createPasswordAccount(`code_${name.replace("-", "_")}`);
       // A code mailed before the ban, or before two-step sign-in was turned on.
       await requestSignInCode({ channel: "email", to: email, headers: requestHeaders() });
-      const earlier = codeIn(mailTo(email).match(/Subject: (.*)/)?.[1] ?? "");
+      const earlier = codeIn((await mailTo(email)).match(/Subject: (.*)/)?.[1] ?? "");
       await testDb.db.update(user).set(change).where(eq(user.id, id));
       const wrong = await signInWithCode({
         channel: "email",
@@ -321,7 +327,7 @@ describe("guests", () => {
       .from(profiles)
       .where(eq(profiles.userId, viewer?.id ?? ""));
     expect(profile).toMatchObject({ bio: "guest's words", email: "upgraded@example.org" });
-    expect(mailTo("upgraded@example.org")).toContain("/settings/confirm-email?token=");
+    expect(await mailTo("upgraded@example.org")).toContain("/settings/confirm-email?token=");
   });
 });
 
@@ -330,7 +336,7 @@ describe("password recovery", () => {
     const { email } = await createPasswordAccount("forgetful");
     const before = await signIn(email);
     await requestPasswordReset({ email, headers: requestHeaders() });
-    const token = mailTo(email).match(/reset-password\?token=([A-Za-z0-9_-]+)/)?.[1] ?? "";
+    const token = (await mailTo(email)).match(/reset-password\?token=([A-Za-z0-9_-]+)/)?.[1] ?? "";
     expect(token).not.toBe("");
 
     const weak = await resetPassword({ token, password: "password", headers: requestHeaders() });
