@@ -1,9 +1,9 @@
-import { BellOff, CheckCircle2 } from "lucide-react";
 import { data, Form, Link, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
 import { Logo } from "~/components/layout/logo";
 import { Button } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import {
   isSubscribedTo,
   readUnsubscribeToken,
@@ -85,7 +85,7 @@ export default function Unsubscribe({ loaderData, actionData }: Route.ComponentP
             <Form method="post">
               <input type="hidden" name="intent" value="unsubscribe" />
               <Button type="submit" disabled={busy} className="w-full">
-                <BellOff aria-hidden="true" className="size-4" />
+                <Icon name="bell-off" className="size-4" />
                 Unsubscribe
               </Button>
             </Form>
@@ -102,7 +102,7 @@ export default function Unsubscribe({ loaderData, actionData }: Route.ComponentP
         ) : (
           <AuthCard title="You are unsubscribed">
             <p role="status" className="flex items-start gap-2">
-              <CheckCircle2 aria-hidden="true" className="mt-0.5 size-5 shrink-0 text-primary" />
+              <Icon name="circle-check" className="mt-0.5 size-5 shrink-0 text-primary" />
               You will no longer get Soundtrail’s {topic}.
             </p>
             <Form method="post" className="mt-6">

@@ -1,20 +1,7 @@
-import {
-  Bell,
-  Bot,
-  Home,
-  LogIn,
-  LogOut,
-  Menu,
-  Search,
-  Settings,
-  Shield,
-  User,
-  UserPlus,
-  X,
-} from "lucide-react";
 import { type ReactNode, useEffect, useId, useState } from "react";
 import { Form, NavLink, useLocation } from "react-router";
 import { Button, ButtonLink } from "~/components/ui/button";
+import { Icon, type IconName } from "~/components/ui/icon";
 import type { ColorMode } from "~/lib/color-mode";
 import { cn } from "~/lib/utils";
 import { ColorModeSwitch } from "./color-mode-switch";
@@ -29,7 +16,7 @@ export interface HeaderViewer {
 interface NavItem {
   to: string;
   label: string;
-  Icon: typeof Home;
+  icon: IconName;
   adminOnly?: boolean;
   /** Signed-out visitors may open only `/feed` (spec §6): the rest is not offered to them. */
   membersOnly?: boolean;
@@ -41,20 +28,20 @@ interface NavItem {
 
 function navItems(notificationBadge: ReactNode, notificationsName?: string): NavItem[] {
   return [
-    { to: "/feed", label: "Feed", Icon: Home },
-    { to: "/search", label: "Search", Icon: Search, membersOnly: true },
+    { to: "/feed", label: "Feed", icon: "house" },
+    { to: "/search", label: "Search", icon: "search", membersOnly: true },
     {
       to: "/notifications",
       label: "Notifications",
-      Icon: Bell,
+      icon: "bell",
       badge: notificationBadge,
       accessibleName: notificationsName,
       membersOnly: true,
     },
-    { to: "/chatbot", label: "Assistant", Icon: Bot, membersOnly: true },
-    { to: "/profile", label: "Profile", Icon: User, membersOnly: true },
-    { to: "/settings", label: "Settings", Icon: Settings, membersOnly: true },
-    { to: "/admin", label: "Admin", Icon: Shield, adminOnly: true, membersOnly: true },
+    { to: "/chatbot", label: "Assistant", icon: "bot", membersOnly: true },
+    { to: "/profile", label: "Profile", icon: "user", membersOnly: true },
+    { to: "/settings", label: "Settings", icon: "settings", membersOnly: true },
+    { to: "/admin", label: "Admin", icon: "shield", adminOnly: true, membersOnly: true },
   ];
 }
 
@@ -111,7 +98,7 @@ export function AppHeader({
           )}
         >
           <ul className="flex flex-col gap-1 md:flex-row md:items-center">
-            {items.map(({ to, label, Icon, badge, accessibleName }) => (
+            {items.map(({ to, label, icon, badge, accessibleName }) => (
               <li key={to}>
                 <NavLink
                   to={to}
@@ -129,7 +116,7 @@ export function AppHeader({
                     )
                   }
                 >
-                  <Icon aria-hidden="true" className="size-4" />
+                  <Icon name={icon} className="size-4" />
                   <span className="md:sr-only lg:not-sr-only">{label}</span>
                   {badge}
                 </NavLink>
@@ -157,7 +144,7 @@ export function AppHeader({
                 )
               }
             >
-              <Bell aria-hidden="true" className="size-5" />
+              <Icon name="bell" className="size-5" />
               <span className="sr-only">{notificationsName ?? "Notifications"}</span>
               {notificationBadge}
             </NavLink>
@@ -170,11 +157,7 @@ export function AppHeader({
             aria-controls={navId}
             onClick={() => setOpen((v) => !v)}
           >
-            {open ? (
-              <X aria-hidden="true" className="size-5" />
-            ) : (
-              <Menu aria-hidden="true" className="size-5" />
-            )}
+            {open ? <Icon name="x" className="size-5" /> : <Icon name="menu" className="size-5" />}
             <span className="sr-only">{open ? "Close menu" : "Open menu"}</span>
           </button>
         </div>
@@ -188,11 +171,11 @@ function UserMenu({ viewer }: { viewer: HeaderViewer | null }) {
     return (
       <div className="flex items-center gap-2">
         <ButtonLink to="/auth/login" variant="ghost" size="sm" className="whitespace-nowrap">
-          <LogIn aria-hidden="true" className="size-4" />
+          <Icon name="log-in" className="size-4" />
           Sign in
         </ButtonLink>
         <ButtonLink to="/auth/signup" size="sm" className="whitespace-nowrap">
-          <UserPlus aria-hidden="true" className="size-4" />
+          <Icon name="user-plus" className="size-4" />
           Join
         </ButtonLink>
       </div>
@@ -215,7 +198,7 @@ function UserMenu({ viewer }: { viewer: HeaderViewer | null }) {
       </ButtonLink>
       <Form method="post" action="/auth/logout">
         <Button type="submit" variant="ghost" size="sm" className="whitespace-nowrap">
-          <LogOut aria-hidden="true" className="size-4" />
+          <Icon name="log-out" className="size-4" />
           <span className="sr-only sm:not-sr-only">Sign out</span>
         </Button>
       </Form>

@@ -1,12 +1,12 @@
-import { Monitor, Moon, Sun } from "lucide-react";
 import { useFetcher } from "react-router";
+import { Icon, type IconName } from "~/components/ui/icon";
 import type { ColorMode } from "~/lib/color-mode";
 import { cn } from "~/lib/utils";
 
-const options: { mode: ColorMode; label: string; Icon: typeof Sun }[] = [
-  { mode: "system", label: "System", Icon: Monitor },
-  { mode: "light", label: "Light", Icon: Sun },
-  { mode: "dark", label: "Dark", Icon: Moon },
+const options: { mode: ColorMode; label: string; icon: IconName }[] = [
+  { mode: "system", label: "System", icon: "monitor" },
+  { mode: "light", label: "Light", icon: "sun" },
+  { mode: "dark", label: "Dark", icon: "moon" },
 ];
 
 /** System / light / dark; saved in a cookie so the server renders the right theme. */
@@ -16,7 +16,7 @@ export function ColorModeSwitch({ current }: { current: ColorMode }) {
     <fetcher.Form method="post" action="/api/color-mode" className="flex">
       <fieldset className="flex rounded-lg border border-border p-0.5">
         <legend className="sr-only">Colour mode</legend>
-        {options.map(({ mode, label, Icon }) => (
+        {options.map(({ mode, label, icon }) => (
           <button
             key={mode}
             type="submit"
@@ -29,7 +29,7 @@ export function ColorModeSwitch({ current }: { current: ColorMode }) {
               current === mode && "bg-muted text-foreground",
             )}
           >
-            <Icon aria-hidden="true" className="size-4" />
+            <Icon name={icon} className="size-4" />
             <span className="sr-only">{label} theme</span>
           </button>
         ))}

@@ -1,5 +1,5 @@
-import { AudioWaveform, Home } from "lucide-react";
 import { ButtonLink } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import type { DescribedError } from "~/lib/route-error";
 
 /** Spec §2 error screen: status code, status message, and a "Go Home" button to `/`. */
@@ -10,7 +10,7 @@ export function ErrorScreen({ error }: { error: DescribedError }) {
       className="mx-auto flex min-h-[60vh] max-w-xl flex-col items-center justify-center px-4 py-16 text-center"
     >
       <span aria-hidden="true" className="mb-6 rounded-xl bg-primary p-2 text-primary-foreground">
-        <AudioWaveform className="size-6" />
+        <Icon name="audio-waveform" className="size-6" />
       </span>
       <p className="text-6xl font-black text-primary">{error.status}</p>
       <h1 className="mt-2 text-2xl font-bold">{error.statusText}</h1>
@@ -21,7 +21,7 @@ export function ErrorScreen({ error }: { error: DescribedError }) {
         </pre>
       ) : null}
       <ButtonLink to="/" reloadDocument className="mt-8">
-        <Home aria-hidden="true" className="size-4" />
+        <Icon name="house" className="size-4" />
         Go Home
       </ButtonLink>
     </main>

@@ -1,5 +1,5 @@
-import { AudioWaveform } from "lucide-react";
 import { Link } from "react-router";
+import { Icon } from "~/components/ui/icon";
 
 export function Logo({ to = "/" }: { to?: string }) {
   return (
@@ -10,7 +10,7 @@ export function Logo({ to = "/" }: { to?: string }) {
       className="flex items-center gap-2 rounded-md text-lg font-bold tracking-tight"
     >
       <span className="rounded-lg bg-primary p-1.5 text-primary-foreground">
-        <AudioWaveform aria-hidden="true" className="size-5" />
+        <Icon name="audio-waveform" className="size-5" />
       </span>
       Soundtrail
     </Link>

@@ -32,11 +32,8 @@ export function Avatar({
   size?: keyof typeof sizes;
   className?: string;
 }) {
-  const classes = cn(
-    "inline-flex shrink-0 items-center justify-center overflow-hidden rounded-full font-bold",
-    sizes[size],
-    className,
-  );
+  // .avatar (app.css): the round frame, centred initial, bold text, muted backdrop for a picture.
+  const classes = cn("avatar", sizes[size], className);
   if (src) {
     const px = size === "lg" ? 80 : size === "md" ? 40 : 32;
     return (
@@ -47,7 +44,7 @@ export function Avatar({
         height={px}
         loading="lazy"
         decoding="async"
-        className={cn(classes, "bg-muted object-cover")}
+        className={classes}
       />
     );
   }

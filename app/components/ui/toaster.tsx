@@ -1,5 +1,5 @@
-import { AlertTriangle, CheckCircle2, Info, XCircle } from "lucide-react";
 import { ToastContainer, type ToastContentProps, toast } from "react-toastify";
+import { Icon, type IconName } from "~/components/ui/icon";
 import { TOAST_TIMEOUT_MS, type ToastMessage } from "~/lib/toast";
 
 export interface ToastAction {
@@ -13,12 +13,12 @@ export interface ShowToastOptions extends ToastMessage {
   timeout?: number | false;
 }
 
-const icons = {
-  info: Info,
-  success: CheckCircle2,
-  warning: AlertTriangle,
-  error: XCircle,
-} as const;
+const icons: Record<"info" | "success" | "warning" | "error", IconName> = {
+  info: "info",
+  success: "circle-check",
+  warning: "triangle-exclamation-point",
+  error: "circle-x",
+};
 
 const iconColours = {
   info: "text-sky-700 dark:text-sky-300",
@@ -60,13 +60,13 @@ function ToastBody({
 
 /** Shows a toast at the bottom right (title, description, icon, colour, actions, close). */
 export function showToast({ id, type = "info", timeout, ...content }: ShowToastOptions) {
-  const Icon = icons[type];
+  const iconName = icons[type];
   return toast(ToastBody, {
     toastId: id,
     type,
     data: content,
     autoClose: timeout ?? TOAST_TIMEOUT_MS,
-    icon: <Icon aria-hidden="true" className={`size-5 ${iconColours[type]}`} />,
+    icon: <Icon name={iconName} className={`size-5 ${iconColours[type]}`} />,
   });
 }
 

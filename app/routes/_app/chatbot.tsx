@@ -1,4 +1,3 @@
-import { Bot } from "lucide-react";
 import { EmptyState } from "~/components/ui/empty-state";
 import { PageHeader } from "~/components/ui/page-header";
 import { requireUser } from "~/lib/guards.server";
@@ -15,7 +14,7 @@ export default function Page() {
   return (
     <>
       <PageHeader title="Assistant">A music assistant that knows your journey.</PageHeader>
-      <EmptyState icon={Bot} title="The assistant is coming soon">
+      <EmptyState icon="bot" title="The assistant is coming soon">
         It is not built yet. Soon you will be able to ask it about your top artists, what your
         friends are playing and what to listen to next. Until then, your posts and your friends' are
         on the feed.

@@ -1,4 +1,3 @@
-import { MailX } from "lucide-react";
 import { data, Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
 import { confirmEmail } from "~/features/auth/accounts.server";
@@ -33,7 +32,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 export default function ConfirmEmail({ loaderData }: Route.ComponentProps) {
   return (
     <EmptyState
-      icon={MailX}
+      icon="mail-x"
       title="We could not confirm this e-mail"
       action={
         <Link to="/settings" className="font-medium text-primary underline">

@@ -1,4 +1,3 @@
-import { Disc3, Radio } from "lucide-react";
 import { useRef } from "react";
 import { data, Link, type ShouldRevalidateFunctionArgs, useNavigation } from "react-router";
 import { ButtonLink } from "~/components/ui/button";
@@ -99,7 +98,7 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
     tab === "following" ? (
       <div className="flex flex-col gap-4">
         <EmptyState
-          icon={Radio}
+          icon="radio"
           title="Your feed is quiet"
           action={
             <ButtonLink to={tabUrl("everyone")} variant="secondary">
@@ -113,7 +112,7 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
       </div>
     ) : (
       <EmptyState
-        icon={Disc3}
+        icon="disc-3"
         title="No posts yet"
         action={
           isSignedIn ? null : (

@@ -1,9 +1,9 @@
-import { BellOff, CheckCheck, Loader2 } from "lucide-react";
 import { useState } from "react";
 import { data, Form, Link, useFetcher, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
 import { Button, buttonClasses } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
+import { Icon } from "~/components/ui/icon";
 import { PageHeader } from "~/components/ui/page-header";
 import { NotificationItem } from "~/features/notifications/components/notification-item";
 import {
@@ -87,9 +87,9 @@ export default function Notifications({ loaderData }: Route.ComponentProps) {
             <input type="hidden" name="intent" value="read-all" />
             <Button type="submit" variant="secondary" size="sm" disabled={isMarkingAll}>
               {isMarkingAll ? (
-                <Loader2 aria-hidden="true" className="size-4 animate-spin" />
+                <Icon name="loader-circle" className="size-4 animate-spin" />
               ) : (
-                <CheckCheck aria-hidden="true" className="size-4" />
+                <Icon name="check-check" className="size-4" />
               )}
               Mark all as read
             </Button>
@@ -106,7 +106,7 @@ export default function Notifications({ loaderData }: Route.ComponentProps) {
       ) : null}
 
       {list.items.length === 0 ? (
-        <EmptyState icon={BellOff} title="You're all caught up">
+        <EmptyState icon="bell-off" title="You're all caught up">
           Likes, comments, replies, mentions and new followers will show up here.
         </EmptyState>
       ) : (
@@ -142,7 +142,7 @@ export default function Notifications({ loaderData }: Route.ComponentProps) {
                 aria-busy={list.isLoading || undefined}
               >
                 {list.isLoading ? (
-                  <Loader2 aria-hidden="true" className="size-4 animate-spin" />
+                  <Icon name="loader-circle" className="size-4 animate-spin" />
                 ) : null}
                 {list.isLoading ? "Loading more…" : "Load more"}
               </Link>

@@ -1,5 +1,5 @@
-import { ArrowLeft } from "lucide-react";
 import { data, Link } from "react-router";
+import { Icon } from "~/components/ui/icon";
 import { PageHeader } from "~/components/ui/page-header";
 import { Composer } from "~/features/posts/components/composer";
 import { parsePostForm } from "~/features/posts/post-form.server";
@@ -64,7 +64,7 @@ export default function EditPost({ loaderData, actionData }: Route.ComponentProp
           to={`/post/${post.id}`}
           className="inline-flex items-center gap-1 text-sm font-medium text-muted-foreground hover:text-foreground"
         >
-          <ArrowLeft aria-hidden="true" className="size-4" />
+          <Icon name="arrow-left" className="size-4" />
           Back to the post
         </Link>
       </p>

@@ -1,7 +1,7 @@
-import { ArrowLeft, Heart } from "lucide-react";
 import { data, Link, type ShouldRevalidateFunctionArgs } from "react-router";
 import { z } from "zod";
 import { Avatar } from "~/components/ui/avatar";
+import { Icon } from "~/components/ui/icon";
 import {
   addComment,
   deleteComment,
@@ -183,7 +183,7 @@ export default function Post({ loaderData }: Route.ComponentProps) {
           to="/feed"
           className="inline-flex items-center gap-1 text-sm font-medium text-muted-foreground hover:text-foreground"
         >
-          <ArrowLeft aria-hidden="true" className="size-4" />
+          <Icon name="arrow-left" className="size-4" />
           Back to the feed
         </Link>
       </p>
@@ -202,7 +202,7 @@ export default function Post({ loaderData }: Route.ComponentProps) {
       {likers.length > 0 ? (
         <section aria-labelledby="likers-heading">
           <h2 id="likers-heading" className="flex items-center gap-2 text-lg font-semibold">
-            <Heart aria-hidden="true" className="size-5 text-danger" />
+            <Icon name="heart" className="size-5 text-danger" />
             Liked by
           </h2>
           <ul className="mt-2 flex flex-wrap gap-2">

@@ -1,7 +1,7 @@
-import { ArrowLeft, Users } from "lucide-react";
 import { data, Link } from "react-router";
 import { buttonClasses } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
+import { Icon } from "~/components/ui/icon";
 import { listPeople, type PeopleList } from "~/features/follows/follows.server";
 import { PersonRow } from "~/features/people/components/person-row";
 import { getProfile } from "~/features/people/people.server";
@@ -56,7 +56,7 @@ export default function UserPeople({ loaderData }: Route.ComponentProps) {
           to={base}
           className="inline-flex items-center gap-1 text-sm font-medium text-muted-foreground hover:text-foreground"
         >
-          <ArrowLeft aria-hidden="true" className="size-4" />
+          <Icon name="arrow-left" className="size-4" />
           {profile.displayName}
         </Link>
       </p>
@@ -81,7 +81,7 @@ export default function UserPeople({ loaderData }: Route.ComponentProps) {
         ))}
       </nav>
       {people.length === 0 ? (
-        <EmptyState icon={Users} title="Nobody here yet">
+        <EmptyState icon="users" title="Nobody here yet">
           {list === "friends"
             ? "Friends are people who follow each other."
             : list === "followers"

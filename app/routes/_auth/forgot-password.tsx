@@ -1,9 +1,9 @@
-import { MailCheck } from "lucide-react";
 import { data, Form, Link, useNavigation } from "react-router";
 import { z } from "zod";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
+import { Icon } from "~/components/ui/icon";
 import { failureInit } from "~/features/auth/accounts.server";
 import { requestPasswordReset } from "~/features/auth/recovery.server";
 import { formValues } from "~/features/auth/schemas";
@@ -48,7 +48,7 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
           role="status"
           className="flex gap-3 rounded-lg border border-border bg-muted p-4 text-sm"
         >
-          <MailCheck aria-hidden="true" className="size-5 shrink-0 text-primary" />
+          <Icon name="mail-check" className="size-5 shrink-0 text-primary" />
           <p>
             If <strong>{actionData.email}</strong> belongs to an account, we have sent it a link to
             choose a new password. It works once, for one hour.

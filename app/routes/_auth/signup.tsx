@@ -1,8 +1,8 @@
-import { MailCheck } from "lucide-react";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
+import { Icon } from "~/components/ui/icon";
 import { failureData, failureInit, signUpWithEmail } from "~/features/auth/accounts.server";
 import { confirmPhoneSignUp, signUpWithPhone } from "~/features/auth/codes.server";
 import {
@@ -106,7 +106,7 @@ export default function Signup({ loaderData, actionData }: Route.ComponentProps)
           role="status"
           className="flex gap-3 rounded-lg border border-border bg-muted p-4 text-sm"
         >
-          <MailCheck aria-hidden="true" className="size-5 shrink-0 text-primary" />
+          <Icon name="mail-check" className="size-5 shrink-0 text-primary" />
           <p>
             We sent a confirmation link to <strong>{actionData.email}</strong>. Open it to finish
             creating your account. It works for 24 hours.

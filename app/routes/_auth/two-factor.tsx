@@ -1,8 +1,8 @@
-import { ShieldCheck } from "lucide-react";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
+import { Icon } from "~/components/ui/icon";
 import { failureInit } from "~/features/auth/accounts.server";
 import { CodeField } from "~/features/auth/components/account-fields";
 import { codeSchema, fieldErrors, formValues } from "~/features/auth/schemas";
@@ -79,7 +79,7 @@ export default function TwoFactor({ loaderData, actionData }: Route.ComponentPro
           errors={actionData?.errors.code}
         />
         <Button type="submit" disabled={navigation.state === "submitting"}>
-          <ShieldCheck aria-hidden="true" className="size-4" />
+          <Icon name="shield-check" className="size-4" />
           Verify
         </Button>
       </Form>

@@ -1,7 +1,7 @@
-import { Disc3, Heart, MessageCircle, Radio, Sparkles, Users } from "lucide-react";
 import { ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { EmptyState } from "~/components/ui/empty-state";
+import { Icon, type IconName } from "~/components/ui/icon";
 import { listFeed } from "~/features/feed/feed.server";
 import { PostCard } from "~/features/posts/components/post-card";
 import type { Route } from "./+types/home";
@@ -24,34 +24,34 @@ export async function loader() {
   return { posts: page.posts };
 }
 
-const features = [
+const features: { icon: IconName; title: string; text: string }[] = [
   {
-    Icon: Disc3,
+    icon: "disc-3",
     title: "Post what you're playing",
     text: "A track, an album, an artist — with a note, a mood and a link to your streaming service.",
   },
   {
-    Icon: Users,
+    icon: "users",
     title: "Follow your friends",
     text: "See what the people you care about are listening to, newest first.",
   },
   {
-    Icon: Heart,
+    icon: "heart",
     title: "Like and comment",
     text: "React to a discovery, trade recommendations, start a conversation.",
   },
   {
-    Icon: Radio,
+    icon: "radio",
     title: "Live notifications",
     text: "Know the moment a friend likes your post or mentions you.",
   },
   {
-    Icon: Sparkles,
+    icon: "sparkles",
     title: "A music assistant",
     text: "Ask about your own journey: your top artists, your moods, what to play next.",
   },
   {
-    Icon: MessageCircle,
+    icon: "message-circle",
     title: "Yours to host",
     text: "Runs on one machine out of the box, on PostgreSQL when your community grows.",
   },
@@ -86,10 +86,10 @@ export default function Home({ loaderData }: Route.ComponentProps) {
             Everything a music friend needs
           </h2>
           <ul className="mt-8 grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
-            {features.map(({ Icon, title, text }) => (
+            {features.map(({ icon, title, text }) => (
               <li key={title}>
                 <Card className="h-full bg-background">
-                  <Icon aria-hidden="true" className="size-6 text-primary" />
+                  <Icon name={icon} className="size-6 text-primary" />
                   <h3 className="mt-3 font-semibold">{title}</h3>
                   <p className="mt-1 text-sm text-muted-foreground">{text}</p>
                 </Card>
@@ -120,7 +120,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         ) : (
           <div className="mt-6">
             <EmptyState
-              icon={Disc3}
+              icon="disc-3"
               title="No public posts yet"
               action={<ButtonLink to="/auth/signup">Be the first to share</ButtonLink>}
             >

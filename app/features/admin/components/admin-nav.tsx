@@ -1,22 +1,22 @@
-import { BarChart3, Flag, Mail, MessageSquare, ScrollText, Users } from "lucide-react";
 import { NavLink } from "react-router";
+import { Icon, type IconName } from "~/components/ui/icon";
 import { cn } from "~/lib/utils";
 
-const SECTIONS = [
-  { to: "/admin", label: "Statistics", Icon: BarChart3, end: true },
-  { to: "/admin/comments", label: "Comments", Icon: MessageSquare, end: false },
-  { to: "/admin/users", label: "Users", Icon: Users, end: false },
-  { to: "/admin/reports", label: "Reports", Icon: Flag, end: false },
-  { to: "/admin/audit", label: "Audit log", Icon: ScrollText, end: false },
-  { to: "/admin/email", label: "Bulk e-mail", Icon: Mail, end: false },
-] as const;
+const SECTIONS: { to: string; label: string; icon: IconName; end: boolean }[] = [
+  { to: "/admin", label: "Statistics", icon: "chart-column", end: true },
+  { to: "/admin/comments", label: "Comments", icon: "message-square", end: false },
+  { to: "/admin/users", label: "Users", icon: "users", end: false },
+  { to: "/admin/reports", label: "Reports", icon: "flag", end: false },
+  { to: "/admin/audit", label: "Audit log", icon: "scroll-text", end: false },
+  { to: "/admin/email", label: "Bulk e-mail", icon: "mail", end: false },
+];
 
 /** The admin area's section navigation; scrolls sideways on a phone. */
 export function AdminNav() {
   return (
     <nav aria-label="Admin sections" className="-mx-4 mb-6 overflow-x-auto px-4">
       <ul className="flex min-w-max gap-1 border-b border-border">
-        {SECTIONS.map(({ to, label, Icon, end }) => (
+        {SECTIONS.map(({ to, label, icon, end }) => (
           <li key={to}>
             <NavLink
               to={to}
@@ -31,7 +31,7 @@ export function AdminNav() {
                 )
               }
             >
-              <Icon aria-hidden="true" className="size-4" />
+              <Icon name={icon} className="size-4" />
               {label}
             </NavLink>
           </li>

@@ -1,6 +1,6 @@
-import { ChevronLeft, ChevronRight } from "lucide-react";
 import { useLocation } from "react-router";
 import { ButtonLink } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import type { PageInfo } from "../paging";
 
 function hrefFor(search: string, page: number): string {
@@ -25,7 +25,7 @@ export function Pager({ info, label }: { info: PageInfo; label: string }) {
       <div className="min-w-28">
         {info.hasPrevious ? (
           <ButtonLink to={hrefFor(search, info.page - 1)} variant="secondary" size="sm">
-            <ChevronLeft aria-hidden="true" className="size-4" />
+            <Icon name="chevron-left" className="size-4" />
             Previous
           </ButtonLink>
         ) : null}
@@ -37,7 +37,7 @@ export function Pager({ info, label }: { info: PageInfo; label: string }) {
         {info.hasNext ? (
           <ButtonLink to={hrefFor(search, info.page + 1)} variant="secondary" size="sm">
             Next
-            <ChevronRight aria-hidden="true" className="size-4" />
+            <Icon name="chevron-right" className="size-4" />
           </ButtonLink>
         ) : null}
       </div>

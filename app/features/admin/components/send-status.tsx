@@ -1,6 +1,6 @@
-import { AlertTriangle, CheckCircle2, RotateCw } from "lucide-react";
 import { useId } from "react";
 import { Button } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import { SEND_FAILED } from "../errors";
 import type { BulkSendState } from "./use-bulk-sender";
 
@@ -31,7 +31,7 @@ export function SendStatus({ state, onRetry }: { state: BulkSendState; onRetry: 
   if (outcome.failed.length === 0) {
     return (
       <div role="status" className="flex items-start gap-3 rounded-xl border border-border p-4">
-        <CheckCircle2 aria-hidden="true" className="mt-0.5 size-5 shrink-0 text-primary" />
+        <Icon name="circle-check" className="mt-0.5 size-5 shrink-0 text-primary" />
         <div>
           <p className="font-semibold">
             “{state.subject}” went out to {delivered} of {total} {total === 1 ? "person" : "people"}
@@ -49,7 +49,7 @@ export function SendStatus({ state, onRetry }: { state: BulkSendState; onRetry: 
   return (
     <div className="flex flex-col gap-3 rounded-xl border border-danger p-4">
       <div role="alert" className="flex items-start gap-3 text-danger">
-        <AlertTriangle aria-hidden="true" className="mt-0.5 size-5 shrink-0" />
+        <Icon name="triangle-exclamation-point" className="mt-0.5 size-5 shrink-0" />
         <div>
           <p className="font-semibold">{SEND_FAILED}</p>
           <p className="text-sm">
@@ -61,7 +61,7 @@ export function SendStatus({ state, onRetry }: { state: BulkSendState; onRetry: 
         </div>
       </div>
       <Button onClick={onRetry} className="self-start">
-        <RotateCw aria-hidden="true" className="size-4" />
+        <Icon name="rotate-cw" className="size-4" />
         Retry failed ({outcome.failed.length})
       </Button>
       <details>

@@ -1,8 +1,8 @@
-import { Flag, Pencil, Reply, Trash2 } from "lucide-react";
 import { useEffect, useId, useRef, useState } from "react";
 import { Link, useFetcher, useLocation, useSearchParams } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { Button, ButtonLink, buttonClasses } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { NoteText } from "~/features/posts/components/note-text";
 import { COMMENT_MAX_LENGTH } from "~/features/posts/constants";
@@ -189,12 +189,12 @@ function CommentItem({
                 onReply({ id: comment.id, username: comment.author.username });
               }}
             >
-              <Reply aria-hidden="true" className="size-3.5" />
+              <Icon name="reply" className="size-3.5" />
               Reply<span className="sr-only"> to {comment.author.displayName}</span>
             </ButtonLink>
             {comment.isOwn ? (
               <Button size="sm" variant="ghost" onClick={() => setEditing(true)}>
-                <Pencil aria-hidden="true" className="size-3.5" />
+                <Icon name="pencil" className="size-3.5" />
                 Edit<span className="sr-only"> your comment</span>
               </Button>
             ) : null}
@@ -204,7 +204,7 @@ function CommentItem({
                 <input type="hidden" name="commentId" value={comment.id} />
                 <input type="hidden" name="redirectTo" value={here} />
                 <Button type="submit" size="sm" variant="ghost">
-                  <Trash2 aria-hidden="true" className="size-3.5" />
+                  <Icon name="trash" className="size-3.5" />
                   Delete<span className="sr-only"> comment by {comment.author.displayName}</span>
                 </Button>
               </fetcher.Form>
@@ -216,7 +216,7 @@ function CommentItem({
                 onClick={() => setReporting((v) => !v)}
                 aria-expanded={reporting}
               >
-                <Flag aria-hidden="true" className="size-3.5" />
+                <Icon name="flag" className="size-3.5" />
                 Report<span className="sr-only"> comment by {comment.author.displayName}</span>
               </Button>
             ) : null}

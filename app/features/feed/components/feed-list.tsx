@@ -1,7 +1,7 @@
-import { Loader2 } from "lucide-react";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { buttonClasses } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import { PostCard, type PostCardData } from "~/features/posts/components/post-card";
 import { usePagedList } from "~/lib/use-paged-list";
 import { PostSkeleton } from "./post-skeleton";
@@ -79,7 +79,7 @@ export function FeedList({
             }}
             aria-busy={isLoading || undefined}
           >
-            {isLoading ? <Loader2 aria-hidden="true" className="size-4 animate-spin" /> : null}
+            {isLoading ? <Icon name="loader-circle" className="size-4 animate-spin" /> : null}
             {isLoading ? "Loading more posts…" : "Load more"}
           </Link>
         ) : (

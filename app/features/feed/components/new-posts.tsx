@@ -1,6 +1,6 @@
-import { ArrowUp, Loader2 } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { useFetcher, useRevalidator } from "react-router";
+import { Icon } from "~/components/ui/icon";
 import type { PostCardData } from "~/features/posts/components/post-card";
 import { useLiveEvents } from "~/features/realtime/live-provider";
 import type { FeedTab } from "../feed.server";
@@ -89,9 +89,9 @@ export function NewPostsNotice({
             className="pointer-events-auto inline-flex items-center gap-2 rounded-full bg-primary px-4 py-2 text-sm font-semibold text-primary-foreground shadow-lg hover:bg-primary-hover focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring"
           >
             {isLoading ? (
-              <Loader2 aria-hidden="true" className="size-4 animate-spin" />
+              <Icon name="loader-circle" className="size-4 animate-spin" />
             ) : (
-              <ArrowUp aria-hidden="true" className="size-4" />
+              <Icon name="arrow-up" className="size-4" />
             )}
             Show {label}
           </button>

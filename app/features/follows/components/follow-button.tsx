@@ -1,7 +1,7 @@
-import { UserCheck, UserPlus } from "lucide-react";
 import { useEffect, useState } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
 import { buttonClasses } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
 
 type FollowOutcome = FetcherOutcome<{ following: boolean; followerCount: number }>;
@@ -40,7 +40,7 @@ export function FollowButton({
         to={`/auth/login?${new URLSearchParams({ redirectTo: here })}`}
         className={buttonClasses("primary", size)}
       >
-        <UserPlus aria-hidden="true" className="size-4" />
+        <Icon name="user-plus" className="size-4" />
         Follow <span className="sr-only">{name}</span>
       </Link>
     );
@@ -58,9 +58,9 @@ export function FollowButton({
         className={buttonClasses(following ? "secondary" : "primary", size, "whitespace-nowrap")}
       >
         {following ? (
-          <UserCheck aria-hidden="true" className="size-4" />
+          <Icon name="user-check" className="size-4" />
         ) : (
-          <UserPlus aria-hidden="true" className="size-4" />
+          <Icon name="user-plus" className="size-4" />
         )}
         {following ? "Following" : "Follow"} <span className="sr-only">{name}</span>
       </button>

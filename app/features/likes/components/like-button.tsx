@@ -1,8 +1,7 @@
-import { Heart } from "lucide-react";
 import { useEffect, useState } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
+import { Icon } from "~/components/ui/icon";
 import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
-import { cn } from "~/lib/utils";
 
 type LikeOutcome = FetcherOutcome<{ liked: boolean; likeCount: number }>;
 
@@ -44,8 +43,8 @@ export function LikeButton({
         }
       : confirmed;
   const here = `${location.pathname}${location.search}`;
-  const classes =
-    "inline-flex h-9 items-center gap-1.5 rounded-lg px-2.5 text-sm font-medium text-muted-foreground hover:bg-muted hover:text-foreground";
+  // .post-action in app.css: the look of the like and comment buttons under a post.
+  const classes = "post-action";
 
   if (!isSignedIn) {
     return (
@@ -54,7 +53,7 @@ export function LikeButton({
         className={classes}
         aria-label={`${countLabel(shown.likeCount)}. Sign in to like`}
       >
-        <Heart aria-hidden="true" className="size-4" />
+        <Icon name="heart" className="size-4" />
         {shown.likeCount}
       </Link>
     );
@@ -69,9 +68,9 @@ export function LikeButton({
         value={shown.liked ? "unlike" : "like"}
         aria-pressed={shown.liked}
         aria-label={`Like (${countLabel(shown.likeCount)})`}
-        className={cn(classes, shown.liked && "text-danger hover:text-danger")}
+        className={shown.liked ? "post-action is-liked" : classes}
       >
-        <Heart aria-hidden="true" className={cn("size-4", shown.liked && "fill-current")} />
+        <Icon name="heart" className="size-4" />
         <span aria-hidden="true">{shown.likeCount}</span>
       </button>
     </fetcher.Form>

@@ -1,18 +1,18 @@
-import { AtSign, Heart, MessageCircle, Reply, UserPlus } from "lucide-react";
 import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
+import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { cn } from "~/lib/utils";
 import { notificationHref, whatHappened, whoDidIt } from "../describe";
 import type { NotificationKind } from "../kinds";
 import type { NotificationView } from "../types";
 
-const icons: Record<NotificationKind, typeof Heart> = {
-  like: Heart,
-  comment: MessageCircle,
-  reply: Reply,
-  mention: AtSign,
-  follow: UserPlus,
+const icons: Record<NotificationKind, IconName> = {
+  like: "heart",
+  comment: "message-circle",
+  reply: "reply",
+  mention: "at-sign",
+  follow: "user-plus",
 };
 
 /** One notification: who, what, where it leads; unread ones stand out (not by colour alone). */
@@ -25,7 +25,7 @@ export function NotificationItem({
   isRead: boolean;
   onOpen: () => void;
 }) {
-  const Icon = icons[notification.kind];
+  const iconName = icons[notification.kind];
   const [first, ...others] = notification.actors;
   return (
     <Link
@@ -42,7 +42,7 @@ export function NotificationItem({
           <Avatar name={first.displayName} username={first.username} src={first.avatarUrl} />
         ) : null}
         <span className="absolute -right-1 -bottom-1 flex size-5 items-center justify-center rounded-full border border-border bg-background">
-          <Icon aria-hidden="true" className="size-3 text-primary" />
+          <Icon name={iconName} className="size-3 text-primary" />
         </span>
       </div>
       <div className="min-w-0 flex-1">

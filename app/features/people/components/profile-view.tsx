@@ -1,9 +1,9 @@
-import { Ban, MoreHorizontal, Pencil, UserRound } from "lucide-react";
 import { useRef } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { ButtonLink } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
+import { Icon } from "~/components/ui/icon";
 import { FeedList } from "~/features/feed/components/feed-list";
 import { FollowButton } from "~/features/follows/components/follow-button";
 import { NoteText } from "~/features/posts/components/note-text";
@@ -44,7 +44,7 @@ function BlockMenu({
   return (
     <details ref={details} className="relative">
       <summary className="flex size-10 cursor-pointer list-none items-center justify-center rounded-lg border border-border hover:bg-muted [&::-webkit-details-marker]:hidden">
-        <MoreHorizontal aria-hidden="true" className="size-5" />
+        <Icon name="ellipsis" className="size-5" />
         <span className="sr-only">More actions for {name}</span>
       </summary>
       <div className="absolute right-0 z-20 mt-1 w-56 rounded-xl border border-border bg-card p-1 shadow-lg">
@@ -69,7 +69,7 @@ function BlockMenu({
             value={hasBlocked ? "unblock" : "block"}
             className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm text-danger hover:bg-muted"
           >
-            <Ban aria-hidden="true" className="size-4" />
+            <Icon name="ban" className="size-4" />
             {hasBlocked ? `Unblock ${name}` : `Block ${name}`}
           </button>
         </fetcher.Form>
@@ -120,7 +120,7 @@ export function ProfileView({
           </div>
           {profile.isSelf ? (
             <ButtonLink to="/settings/profile" variant="secondary">
-              <Pencil aria-hidden="true" className="size-4" />
+              <Icon name="pencil" className="size-4" />
               Edit profile
             </ButtonLink>
           ) : (
@@ -186,7 +186,7 @@ export function ProfileView({
           pageUrl={(cursor) => `${basePath}?cursor=${encodeURIComponent(cursor)}`}
           label={`Posts by ${profile.displayName}`}
           empty={
-            <EmptyState icon={UserRound} title="No posts yet">
+            <EmptyState icon="user-round" title="No posts yet">
               {profile.isSelf
                 ? "The music you share will be collected here."
                 : `Nothing from ${profile.displayName} that you can see yet.`}

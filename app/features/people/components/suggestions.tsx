@@ -1,4 +1,4 @@
-import { Sparkles } from "lucide-react";
+import { Icon } from "~/components/ui/icon";
 import type { Suggestion } from "~/features/follows/follows.server";
 import { PersonRow } from "./person-row";
 
@@ -19,7 +19,7 @@ export function FollowSuggestions({
       className="rounded-xl border border-border bg-card p-4 shadow-sm sm:p-5"
     >
       <h2 id="suggestions-heading" className="flex items-center gap-2 text-lg font-semibold">
-        <Sparkles aria-hidden="true" className="size-5 text-primary" />
+        <Icon name="sparkles" className="size-5 text-primary" />
         {title}
       </h2>
       <ul className="divide-y divide-border">

@@ -1,8 +1,8 @@
-import { ImagePlus, Send } from "lucide-react";
 import { useEffect, useId, useRef, useState } from "react";
 import { Form, Link, useFetcher, useNavigation } from "react-router";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
+import { Icon } from "~/components/ui/icon";
 import type { FieldErrors } from "~/lib/forms";
 import { cn } from "~/lib/utils";
 import {
@@ -234,7 +234,7 @@ export function Composer({
           }}
           className="flex h-11 flex-1 items-center gap-2 rounded-lg border border-border bg-background px-3 text-muted-foreground hover:border-primary"
         >
-          <Send aria-hidden="true" className="size-4" />
+          <Icon name="send" className="size-4" />
           Share some music…
         </Link>
         {shortcutHint}
@@ -414,8 +414,8 @@ export function Composer({
             <span className="font-normal text-muted-foreground">(optional)</span>
           </label>
           <div className="relative">
-            <ImagePlus
-              aria-hidden="true"
+            <Icon
+              name="image-plus"
               className="pointer-events-none absolute top-2.5 left-3 size-5 text-muted-foreground"
             />
             <input
@@ -465,7 +465,7 @@ export function Composer({
 
       <div className="flex justify-end">
         <Button type="submit" disabled={isSubmitting}>
-          <Send aria-hidden="true" className="size-4" />
+          <Icon name="send" className="size-4" />
           {isSubmitting ? "Sharing…" : mode === "create" ? "Share" : "Save changes"}
         </Button>
       </div>

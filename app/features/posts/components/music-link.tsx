@@ -1,4 +1,5 @@
-import { ExternalLink } from "lucide-react";
+import { useEffect, useState } from "react";
+import { Icon } from "~/components/ui/icon";
 import { recognizeLink } from "../links";
 
 /**
@@ -7,6 +8,10 @@ import { recognizeLink } from "../links";
  */
 export function MusicLink({ url, title }: { url: string; title: string }) {
   const link = recognizeLink(url);
+  // The player frame is added once the page runs: the server sends its same-size box only
+  // (an embed is ~500 bytes on every post card, and the frame loads lazily anyway).
+  const [hasPlayer, setHasPlayer] = useState(false);
+  useEffect(() => setHasPlayer(true), []);
   if (!link) {
     return (
       <a
@@ -15,7 +20,7 @@ export function MusicLink({ url, title }: { url: string; title: string }) {
         target="_blank"
         className="inline-flex max-w-full items-center gap-1.5 break-all text-sm font-medium text-primary underline underline-offset-2"
       >
-        <ExternalLink aria-hidden="true" className="size-4 shrink-0" />
+        <Icon name="external-link" className="size-4 shrink-0" />
         {url}
       </a>
     );
@@ -23,45 +28,42 @@ export function MusicLink({ url, title }: { url: string; title: string }) {
   if (link.embedUrl) {
     const isVideo = link.embedHeight === null;
     return (
-      <div className="overflow-hidden rounded-xl border border-border bg-muted">
-        <iframe
-          src={link.embedUrl}
-          title={`${link.serviceName} player: ${title}`}
-          sandbox="allow-scripts allow-same-origin allow-popups allow-presentation"
-          allow="autoplay; clipboard-write; encrypted-media; fullscreen; picture-in-picture"
-          loading="lazy"
-          referrerPolicy="strict-origin-when-cross-origin"
-          className="block w-full border-0"
-          style={isVideo ? { aspectRatio: "16 / 9" } : { height: link.embedHeight ?? 152 }}
-        />
+      <div className="music-embed">
+        {hasPlayer ? (
+          <iframe
+            src={link.embedUrl}
+            title={`${link.serviceName} player: ${title}`}
+            sandbox="allow-scripts allow-same-origin allow-popups allow-presentation"
+            allow="autoplay; clipboard-write; encrypted-media; fullscreen; picture-in-picture"
+            loading="lazy"
+            referrerPolicy="strict-origin-when-cross-origin"
+            className="block w-full border-0"
+            style={isVideo ? { aspectRatio: "16 / 9" } : { height: link.embedHeight ?? 152 }}
+          />
+        ) : (
+          <div style={isVideo ? { aspectRatio: "16 / 9" } : { height: link.embedHeight ?? 152 }} />
+        )}
         <a
           href={link.url}
           rel="noopener noreferrer nofollow"
           target="_blank"
-          className="flex items-center justify-end gap-1 px-3 py-1.5 text-xs font-medium text-muted-foreground hover:text-foreground"
+          className="music-embed-open"
         >
-          Open in {link.serviceName}
-          <ExternalLink aria-hidden="true" className="size-3" />
+          {`Open in ${link.serviceName}`}
+          <Icon name="external-link" className="size-3" />
         </a>
       </div>
     );
   }
   return (
-    <a
-      href={link.url}
-      rel="noopener noreferrer nofollow"
-      target="_blank"
-      className="flex items-center justify-between gap-3 rounded-xl border border-border bg-muted px-4 py-3 hover:border-primary"
-    >
+    <a href={link.url} rel="noopener noreferrer nofollow" target="_blank" className="music-card">
       <span className="min-w-0">
-        <span className="block text-xs font-semibold uppercase tracking-wide text-muted-foreground">
-          {link.serviceName}
-        </span>
-        <span className="block truncate font-medium">Listen to “{title}”</span>
+        <span className="music-card-service">{link.serviceName}</span>
+        <span className="block truncate font-medium">{`Listen to “${title}”`}</span>
       </span>
-      <span className="inline-flex shrink-0 items-center gap-1 text-sm font-medium text-primary">
+      <span className="music-card-open">
         Open
-        <ExternalLink aria-hidden="true" className="size-4" />
+        <Icon name="external-link" className="size-4" />
       </span>
     </a>
   );

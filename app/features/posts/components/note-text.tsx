@@ -2,8 +2,8 @@ import { Link } from "react-router";
 import { cn } from "~/lib/utils";
 import { tagHref, tokenizeNote } from "../note";
 
-const linkClass =
-  "font-medium text-primary underline decoration-1 underline-offset-2 hover:decoration-2";
+// .note and .note-link in app.css (notes repeat on every post card).
+const linkClass = "note-link";
 
 /**
  * User text with its links, @mentions and #tags turned into links. Every piece is a React
@@ -12,7 +12,7 @@ const linkClass =
 export function NoteText({ text, className }: { text: string; className?: string }) {
   const segments = tokenizeNote(text);
   return (
-    <p className={cn("whitespace-pre-line break-words", className)}>
+    <p className={cn("note", className)}>
       {segments.map((segment, index) => {
         const key = `${index}-${segment.type}`;
         switch (segment.type) {

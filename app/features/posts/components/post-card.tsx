@@ -1,10 +1,9 @@
-import { Disc3, Globe2, ListMusic, Lock, MessageCircle, Mic2, Music2, Users } from "lucide-react";
 import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
+import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { FollowButton } from "~/features/follows/components/follow-button";
 import { LikeButton } from "~/features/likes/components/like-button";
-import { cn } from "~/lib/utils";
 import { AUDIENCE_LABELS, type Audience, KIND_LABELS, moodOf, type PostKind } from "../constants";
 import type { PostCardData } from "../post-cards.server";
 import { MusicLink } from "./music-link";
@@ -13,17 +12,17 @@ import { PostMenu } from "./post-menu";
 
 export type { PostCardData };
 
-const kindIcons: Record<PostKind, typeof Music2> = {
-  track: Music2,
-  album: Disc3,
-  artist: Mic2,
-  playlist: ListMusic,
+const kindIcons: Record<PostKind, IconName> = {
+  track: "eighth-note",
+  album: "disc-3",
+  artist: "mic-vocal",
+  playlist: "list-music",
 };
 
-const audienceIcons: Record<Audience, typeof Globe2> = {
-  everyone: Globe2,
-  followers: Users,
-  only_me: Lock,
+const audienceIcons: Record<Audience, IconName> = {
+  everyone: "earth",
+  followers: "users",
+  only_me: "lock",
 };
 
 function subtitle(post: PostCardData): string | null {
@@ -47,20 +46,22 @@ export function PostCard({
   showFollow?: boolean;
   linkToPost?: boolean;
 }) {
-  const KindIcon = kindIcons[post.kind];
-  const AudienceIcon = audienceIcons[post.audience];
   const mood = moodOf(post.mood);
   const isOwn = post.author.id === viewerId;
   const Heading = `h${headingLevel}` as "h1" | "h2" | "h3";
   const sub = subtitle(post);
   return (
-    <article
-      id={`post-${post.id}`}
-      aria-labelledby={`post-title-${post.id}`}
-      className="scroll-mt-20 rounded-xl border border-border bg-card p-4 shadow-sm sm:p-5"
-    >
-      <header className="flex items-start gap-3">
-        <Link to={`/u/${post.author.username}`} prefetch="intent" tabIndex={-1} aria-hidden="true">
+    <article id={`post-${post.id}`} className="post-card">
+      <header className="post-head">
+        {/* discover="none" on links that repeat another link's route: one is enough for React
+            Router to discover it, and the attribute costs bytes on every card. */}
+        <Link
+          to={`/u/${post.author.username}`}
+          prefetch="intent"
+          discover="none"
+          tabIndex={-1}
+          aria-hidden="true"
+        >
           <Avatar
             name={post.author.displayName}
             username={post.author.username}
@@ -68,24 +69,25 @@ export function PostCard({
           />
         </Link>
         <div className="min-w-0 flex-1">
-          <p className="flex flex-wrap items-baseline gap-x-1.5">
-            <Link
-              to={`/u/${post.author.username}`}
-              prefetch="intent"
-              className="truncate font-semibold hover:underline"
-            >
+          <p className="post-who">
+            <Link to={`/u/${post.author.username}`} prefetch="intent" className="post-author">
               {post.author.displayName}
             </Link>
-            <span className="truncate text-sm text-muted-foreground">@{post.author.username}</span>
+            <span className="post-handle">{`@${post.author.username}`}</span>
           </p>
-          <p className="flex flex-wrap items-center gap-x-1.5 text-xs text-muted-foreground">
-            <Link to={`/post/${post.id}`} prefetch="intent" className="hover:underline">
+          <p className="post-meta">
+            <Link
+              to={`/post/${post.id}`}
+              prefetch="intent"
+              discover="none"
+              className="hover:underline"
+            >
               <RelativeTime iso={post.createdAt} />
             </Link>
             {post.editedAt ? <span>· edited</span> : null}
             <span aria-hidden="true">·</span>
-            <span className="inline-flex items-center gap-1">
-              <AudienceIcon aria-hidden="true" className="size-3.5" />
+            <span className="post-audience">
+              <Icon name={audienceIcons[post.audience]} className="size-3.5" />
               {AUDIENCE_LABELS[post.audience]}
             </span>
           </p>
@@ -106,10 +108,10 @@ export function PostCard({
         />
       </header>
 
-      <div className="mt-3 flex items-start gap-3 rounded-lg bg-accent/60 px-3 py-2.5 text-accent-foreground">
-        <KindIcon aria-hidden="true" className="mt-0.5 size-5 shrink-0" />
+      <div className="post-music">
+        <Icon name={kindIcons[post.kind]} className="post-kind-icon" />
         <div className="min-w-0">
-          <Heading id={`post-title-${post.id}`} className="font-semibold leading-snug">
+          <Heading className="post-title">
             {linkToPost ? (
               <Link to={`/post/${post.id}`} prefetch="intent" className="hover:underline">
                 {post.title}
@@ -120,10 +122,10 @@ export function PostCard({
           </Heading>
           <p className="text-sm">
             <span className="sr-only">{KIND_LABELS[post.kind]}</span>
-            <span aria-hidden="true" className="font-medium uppercase tracking-wide text-xs">
+            <span aria-hidden="true" className="post-kind">
               {KIND_LABELS[post.kind]}
             </span>
-            {sub ? <span> · {sub}</span> : null}
+            {sub ? <span>{` · ${sub}`}</span> : null}
           </p>
         </div>
       </div>
@@ -148,7 +150,7 @@ export function PostCard({
         />
       ) : null}
 
-      <footer className="mt-3 flex flex-wrap items-center gap-1">
+      <footer className="post-foot">
         <LikeButton
           postId={post.id}
           liked={post.viewerHasLiked}
@@ -157,21 +159,18 @@ export function PostCard({
         />
         <Link
           to={`/post/${post.id}#comments`}
+          discover="none"
           prefetch="intent"
-          className="inline-flex h-9 items-center gap-1.5 rounded-lg px-2.5 text-sm font-medium text-muted-foreground hover:bg-muted hover:text-foreground"
+          className="post-action"
           aria-label={`Comments (${post.commentCount})`}
         >
-          <MessageCircle aria-hidden="true" className="size-4" />
+          <Icon name="message-circle" className="size-4" />
           <span aria-hidden="true">{post.commentCount}</span>
         </Link>
         {mood ? (
-          <span
-            className={cn(
-              "ml-auto inline-flex items-center gap-1 rounded-full border border-border px-2.5 py-1 text-xs font-medium",
-            )}
-          >
+          <span className="post-mood">
             <span aria-hidden="true">{mood.emoji}</span>
-            <span>Feeling {mood.label.toLowerCase()}</span>
+            <span>{`Feeling ${mood.label.toLowerCase()}`}</span>
           </span>
         ) : null}
       </footer>

@@ -1,5 +1,5 @@
-import { WifiOff } from "lucide-react";
 import { useEffect, useState } from "react";
+import { Icon } from "~/components/ui/icon";
 import { useLive } from "~/features/realtime/live-provider";
 
 /**
@@ -24,7 +24,7 @@ export function LiveStatus() {
           className="inline-flex items-center gap-1.5 whitespace-nowrap rounded-full border border-border bg-muted px-2.5 py-1 text-xs font-medium text-muted-foreground"
           title="Live updates are paused. Soundtrail reconnects on its own and catches up on what you missed."
         >
-          <WifiOff aria-hidden="true" className="size-3.5" />
+          <Icon name="wifi-off" className="size-3.5" />
           <span>
             Reconnecting<span className="sr-only"> to live updates</span>…
           </span>

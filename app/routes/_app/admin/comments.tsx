@@ -1,5 +1,5 @@
-import { Trash2 } from "lucide-react";
 import { data, Link } from "react-router";
+import { Icon } from "~/components/ui/icon";
 import { deleteCommentAsAdmin, listComments } from "~/features/admin/comments.server";
 import { announceAdminAction } from "~/features/admin/components/action-toast";
 import { LoadError } from "~/features/admin/components/load-error";
@@ -78,7 +78,7 @@ export default function AdminComments({ loaderData }: Route.ComponentProps) {
                     <ReasonDialog
                       trigger={
                         <>
-                          <Trash2 aria-hidden="true" className="size-4" />
+                          <Icon name="trash" className="size-4" />
                           Delete
                         </>
                       }

@@ -1,9 +1,9 @@
-import { History } from "lucide-react";
 import { useEffect, useRef } from "react";
 import { data, useFetcher } from "react-router";
 import { z } from "zod";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { Icon } from "~/components/ui/icon";
 import { EmailComposer } from "~/features/admin/components/email-composer";
 import { LoadError } from "~/features/admin/components/load-error";
 import { Pager } from "~/features/admin/components/pager";
@@ -127,7 +127,7 @@ export default function AdminEmail({ loaderData }: Route.ComponentProps) {
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading" className="mb-3 flex items-center gap-2 text-lg font-semibold">
-          <History aria-hidden="true" className="size-5" />
+          <Icon name="rotate-ccw-clock" className="size-5" />
           Sent bulk e-mails
         </h2>
         {!campaigns ? (

@@ -1,6 +1,6 @@
-import { Check, Trash2 } from "lucide-react";
 import { data, Link, useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import { type ActionResult, announceAdminAction } from "~/features/admin/components/action-toast";
 import { LoadError } from "~/features/admin/components/load-error";
 import { Pager } from "~/features/admin/components/pager";
@@ -72,7 +72,7 @@ function ResolveButton({ reportId }: { reportId: string }) {
       <input type="hidden" name="intent" value="resolve" />
       <input type="hidden" name="reportId" value={reportId} />
       <Button type="submit" size="sm" variant="secondary" disabled={fetcher.state !== "idle"}>
-        <Check aria-hidden="true" className="size-4" />
+        <Icon name="check" className="size-4" />
         Resolve
       </Button>
     </fetcher.Form>
@@ -157,7 +157,7 @@ export default function AdminReports({ loaderData }: Route.ComponentProps) {
                       <ReasonDialog
                         trigger={
                           <>
-                            <Trash2 aria-hidden="true" className="size-4" />
+                            <Icon name="trash" className="size-4" />
                             Delete {what}
                           </>
                         }

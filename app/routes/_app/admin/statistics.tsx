@@ -1,5 +1,5 @@
-import { Activity, Heart, MessageSquare, Music, Users } from "lucide-react";
 import type { ReactNode } from "react";
+import { Icon } from "~/components/ui/icon";
 import { DailyChartCard } from "~/features/admin/components/daily-chart-card";
 import { LoadError } from "~/features/admin/components/load-error";
 import { LOAD_ERRORS } from "~/features/admin/errors";
@@ -45,22 +45,22 @@ export default function AdminStatistics({ loaderData }: Route.ComponentProps) {
           <StatCard
             label="Profiles"
             value={statistics.totals.profiles}
-            icon={<Users aria-hidden="true" className={icon} />}
+            icon={<Icon name="users" className={icon} />}
           />
           <StatCard
             label="Posts"
             value={statistics.totals.posts}
-            icon={<Music aria-hidden="true" className={icon} />}
+            icon={<Icon name="eighth-notes" className={icon} />}
           />
           <StatCard
             label="Likes"
             value={statistics.totals.likes}
-            icon={<Heart aria-hidden="true" className={icon} />}
+            icon={<Icon name="heart" className={icon} />}
           />
           <StatCard
             label="Comments"
             value={statistics.totals.comments}
-            icon={<MessageSquare aria-hidden="true" className={icon} />}
+            icon={<Icon name="message-square" className={icon} />}
           />
         </dl>
       </section>
@@ -75,12 +75,12 @@ export default function AdminStatistics({ loaderData }: Route.ComponentProps) {
           <StatCard
             label="Last 7 days"
             value={statistics.active.last7Days}
-            icon={<Activity aria-hidden="true" className={icon} />}
+            icon={<Icon name="activity" className={icon} />}
           />
           <StatCard
             label="Last 30 days"
             value={statistics.active.last30Days}
-            icon={<Activity aria-hidden="true" className={icon} />}
+            icon={<Icon name="activity" className={icon} />}
           />
         </dl>
       </section>

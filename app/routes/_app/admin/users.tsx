@@ -1,6 +1,6 @@
-import { Ban, ShieldCheck, ShieldOff, Undo2 } from "lucide-react";
 import { data, useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import { type ActionResult, announceAdminAction } from "~/features/admin/components/action-toast";
 import { LoadError } from "~/features/admin/components/load-error";
 import { Pager } from "~/features/admin/components/pager";
@@ -197,7 +197,7 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
                           userId={row.userId}
                           label={`Remove admin role from @${row.username}`}
                         >
-                          <ShieldOff aria-hidden="true" className="size-4" />
+                          <Icon name="shield-off" className="size-4" />
                           Remove admin
                         </ActionButton>
                       ) : (
@@ -206,7 +206,7 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
                           userId={row.userId}
                           label={`Make @${row.username} an admin`}
                         >
-                          <ShieldCheck aria-hidden="true" className="size-4" />
+                          <Icon name="shield-check" className="size-4" />
                           Make admin
                         </ActionButton>
                       )}
@@ -216,14 +216,14 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
                           userId={row.userId}
                           label={`Lift the ban on @${row.username}`}
                         >
-                          <Undo2 aria-hidden="true" className="size-4" />
+                          <Icon name="undo-2" className="size-4" />
                           Unban
                         </ActionButton>
                       ) : isSelf ? null : (
                         <ReasonDialog
                           trigger={
                             <>
-                              <Ban aria-hidden="true" className="size-4" />
+                              <Icon name="ban" className="size-4" />
                               Ban
                             </>
                           }
