@@ -178,6 +178,8 @@ test.describe
 
     for (const theme of ["light", "dark"] as const) {
       test(`axe finds nothing on /search in ${theme} mode`, async ({ browser }) => {
+        // Four pages through axe: about 6 s each, more on a busy machine.
+        test.setTimeout(120_000);
         const page = await pageAs(browser, sam, { theme });
         for (const path of [
           "/search",
