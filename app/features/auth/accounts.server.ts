@@ -9,6 +9,7 @@ import { getAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import type { Viewer } from "~/lib/context.server";
 import { logger } from "~/lib/logger.server";
+import { deviceCookieFor, knownDeviceId } from "./device-cookie.server";
 import {
   type WeakPasswordReason,
   weakPasswordMessages,
@@ -211,9 +212,12 @@ export interface SignInOptions {
  */
 export async function signInWithEmail(options: SignInOptions): Promise<AuthResult> {
   const account = (options.email ?? options.phone ?? "").toLowerCase();
+  const device = knownDeviceId(options.headers, account);
   const limited = await checkRateLimits([
     [`sign-in:ip:${clientOf(options.headers)}`, AUTH_LIMITS.signInPerAddress],
-    [`sign-in:account:${account}`, AUTH_LIMITS.signInPerAccount],
+    device
+      ? [`sign-in:device:${device}`, AUTH_LIMITS.signInPerDevice]
+      : [`sign-in:account:${account}`, AUTH_LIMITS.signInPerAccount],
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
   const response = options.phone
@@ -227,7 +231,11 @@ export async function signInWithEmail(options: SignInOptions): Promise<AuthResul
         headers: options.headers,
         asResponse: true,
       });
-  if (response.ok) return signedIn(response);
+  if (response.ok) {
+    const result = await signedIn(response);
+    if (result.ok) result.headers.append("Set-Cookie", deviceCookieFor(account));
+    return result;
+  }
   if (response.status === 429)
     return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
   const { code } = await errorMessage(response);

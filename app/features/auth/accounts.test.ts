@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setDatabase } from "~/db/client.server";
-import { profiles, user } from "~/db/schema";
+import { profiles, session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
 import { resetAuth } from "~/lib/auth.server";
@@ -17,6 +17,7 @@ import {
 } from "./accounts.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { weakPasswordReasons } from "./password-policy.server";
+import { assertRecentAuth } from "./reauth.server";
 
 let testDb: TestDatabase;
 let sink: Awaited<ReturnType<typeof startSmtpSink>>;
@@ -275,10 +276,26 @@ describe("sign-up, confirmation and sign-in", () => {
     const limited = results.find((r) => !r.ok && r.status === 429);
     expect(limited).toMatchObject({ code: "rate_limited" });
     expect(limited && !limited.ok && limited.errors.form?.[0]).toMatch(/Too many attempts/);
-  });
+    // A dozen scrypt checks in a row: give a busy machine room.
+  }, 120_000);
 });
 
 describe("per-account throttling", () => {
+  let knownDevice = "";
+
+  it("gives a device that signs in a device cookie", async () => {
+    const result = await signInWithEmail({
+      email: "cy@example.org",
+      password: "Blue-Monday-1983",
+      headers: requestHeaders(),
+    });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const cookie = result.headers.getSetCookie().find((c) => c.startsWith("st_device="));
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    knownDevice = cookie?.split(";")[0] ?? "";
+  });
+
   it("throttles guessing one account's password from many addresses", async () => {
     const results = [];
     for (let i = 0; i < 22; i++) {
@@ -291,9 +308,65 @@ describe("per-account throttling", () => {
         }),
       );
     }
-    expect(results.slice(0, 20).every((r) => !r.ok && r.status === 401)).toBe(true);
+    // The budget of 20 counts the device's sign-in above too.
+    expect(results.slice(0, 19).every((r) => !r.ok && r.status === 401)).toBe(true);
     expect(results[21]).toMatchObject({ ok: false, status: 429, code: "rate_limited" });
     // 20 scrypt checks at OWASP cost, one after another: on two busy cores that can pass 30 s.
+  }, 120_000);
+
+  it("still lets the owner in from a device that signed in before (no lockout by guessers)", async () => {
+    const fromStranger = await signInWithEmail({
+      email: "cy@example.org",
+      password: "Blue-Monday-1983",
+      headers: requestHeaders(),
+    });
+    expect(fromStranger).toMatchObject({ ok: false, status: 429 });
+    const fromOwner = await signInWithEmail({
+      email: "cy@example.org",
+      password: "Blue-Monday-1983",
+      headers: requestHeaders({ Cookie: knownDevice }),
+    });
+    expect(fromOwner.ok).toBe(true);
+    // A cookie for another account, or a forged one, counts for nothing.
+    for (const cookie of [knownDevice.replace(/.$/, "x"), "st_device=a.b.c"]) {
+      const forged = await signInWithEmail({
+        email: "cy@example.org",
+        password: "Blue-Monday-1983",
+        headers: requestHeaders({ Cookie: cookie }),
+      });
+      expect(forged).toMatchObject({ ok: false, status: 429 });
+    }
+  });
+
+  it("throttles password re-checks in settings too", async () => {
+    const signedIn = await signInWithEmail({
+      email: "cy@example.org",
+      password: "Blue-Monday-1983",
+      headers: requestHeaders({ Cookie: knownDevice }),
+    });
+    if (!signedIn.ok) throw new Error(JSON.stringify(signedIn.errors));
+    const cookie = cookieHeader(signedIn.headers);
+    // An hour-old session: changes need the password again.
+    const [cy] = await testDb.db
+      .select({ id: user.id })
+      .from(user)
+      .where(eq(user.email, "cy@example.org"));
+    await testDb.db
+      .update(session)
+      .set({ createdAt: new Date(Date.now() - 3_600_000) })
+      .where(eq(session.userId, cy?.id ?? ""));
+    const answers = [];
+    for (let i = 0; i < 11; i++) {
+      answers.push(
+        await assertRecentAuth({
+          headers: requestHeaders({ Cookie: cookie }),
+          password: `Wrong-${i}-guess`,
+          requireAal2: false,
+        }),
+      );
+    }
+    expect(answers.slice(0, 10).every((a) => !a.ok && a.status === 403)).toBe(true);
+    expect(answers.at(-1)).toMatchObject({ ok: false, status: 429, code: "rate_limited" });
   }, 120_000);
 });
 

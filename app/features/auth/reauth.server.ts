@@ -1,8 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { account } from "~/db/schema";
+import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
 import { getAuth } from "~/lib/auth.server";
-import type { AuthResult } from "./accounts.server";
+import { type AuthResult, rateLimited } from "./accounts.server";
 import { verifyPassword } from "./password.server";
 import { claimTotpCode } from "./totp-replay.server";
 
@@ -49,6 +50,13 @@ export async function assertRecentAuth(
     (user.twoFactorEnabled === true || options.requireAal2 === true) && session.aal !== "aal2";
   const needs: ("password" | "code")[] = [];
   const errors: Record<string, string[]> = {};
+  // Re-checks guess a password or code too: the same kind of budget as signing in.
+  if ((!isRecent && options.password) || (needsAal2 && options.code)) {
+    const limited = await checkRateLimits([
+      [`reauth:account:${user.id}`, AUTH_LIMITS.reauthPerAccount],
+    ]);
+    if (limited) return rateLimited(limited.retryAfterSeconds);
+  }
 
   if (!isRecent) {
     const [credential] = await getDb()

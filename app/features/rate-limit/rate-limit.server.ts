@@ -37,6 +37,10 @@ export async function hitRateLimit(key: string, rule: RateLimitRule): Promise<Ra
 export const AUTH_LIMITS = {
   signInPerAddress: { limit: 10, windowSeconds: 60 },
   signInPerAccount: { limit: 20, windowSeconds: 15 * 60 },
+  /** A device that signed in to the account before: a budget of its own (device cookie). */
+  signInPerDevice: { limit: 10, windowSeconds: 15 * 60 },
+  /** Password or code re-checks in Settings, per account. */
+  reauthPerAccount: { limit: 10, windowSeconds: 15 * 60 },
   signUpPerAddress: { limit: 5, windowSeconds: 60 },
   confirmPerAddress: { limit: 10, windowSeconds: 60 },
   resendPerAddress: { limit: 3, windowSeconds: 5 * 60 },
