@@ -1,4 +1,5 @@
 import autocannon from "autocannon";
+import { DEMO_EMAIL, htmlRows, measureFeedHtml, signIn } from "./html-size";
 import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";
 import {
   ensureBuild,
@@ -16,8 +17,6 @@ import {
  * p99 ≤ 2.5× p50 at 50.
  */
 
-const DEMO_EMAIL = "ana_rivera@demo.soundtrail.test";
-const DEMO_PASSWORD = "Soundtrail-demo-2025";
 const CONNECTIONS = [10, 50] as const;
 const RATIO_BUDGET = 0.6;
 const TAIL_BUDGET = 2.5;
@@ -72,24 +71,6 @@ async function load(
   };
 }
 
-async function signIn(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/auth/login`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { Origin: baseUrl, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ intent: "password", email: DEMO_EMAIL, password: DEMO_PASSWORD }),
-  });
-  const cookies = response.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0] ?? "")
-    // The session only: a flash-toast cookie would make every response clear it again.
-    .filter((c) => /^(?:__Secure-)?soundtrail\.session/.test(c));
-  if (response.status >= 400 || cookies.length === 0) {
-    throw new Error(`signing in as ${DEMO_EMAIL} failed (HTTP ${response.status})`);
-  }
-  return cookies.join("; ");
-}
-
 /** Fetches a page once and checks it is the 20-post feed markup. */
 async function inspect(url: string, cookie?: string): Promise<{ bytes: number; posts: number }> {
   const response = await fetch(url, { headers: cookie ? { cookie } : {}, redirect: "manual" });
@@ -130,8 +111,10 @@ export async function benchFeedSsr(): Promise<StepOutcome> {
     await load(fixtureUrl, { connections: 10, seconds: 3 });
     await load(fixtureUrl, { connections: 10, seconds: 3, cookie });
 
-    const rows: BudgetRow[] = [];
-    const notes: string[] = [];
+    // The byte budgets first (the same build and data as the load test below).
+    const html = htmlRows("feed-ssr", await measureFeedHtml(base, cookie));
+    const rows: BudgetRow[] = [...html.rows];
+    const notes: string[] = [...html.notes];
     let feed50: Load | null = null;
     let fixture50: Load | null = null;
     for (const connections of CONNECTIONS) {

@@ -1,6 +1,7 @@
 import { cpus, loadavg } from "node:os";
 import { benchFeedQuery } from "./feed-query";
 import { benchFeedSsr } from "./feed-ssr";
+import { benchHtmlSize } from "./html-size";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
 
@@ -14,6 +15,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "feed-ssr": benchFeedSsr,
   "feed-query": benchFeedQuery,
   "js-size": benchJsSize,
+  "html-size": benchHtmlSize,
 };
 
 export async function main(args: string[]): Promise<number> {

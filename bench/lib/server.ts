@@ -13,7 +13,7 @@ import { log } from "./report";
 export const BUILD_DIR = "bench/build";
 
 /** Ports the benchmarks may use (3400–3420). */
-export const PORTS = { feedSsr: 3401, jsSize: 3402 } as const;
+export const PORTS = { feedSsr: 3401, jsSize: 3402, htmlSize: 3403 } as const;
 
 let built: Promise<void> | null = null;
 
