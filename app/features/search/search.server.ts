@@ -94,9 +94,15 @@ function pageOf<R, T>(rows: R[], limit: number, map: (r: R) => T, cursorOf: (r: 
 
 const fold = (value: SQLWrapper | string) => sql`soundtrail_fold(${value})`;
 
-/** The query as a tsquery: names as written ("simple") or stemmed words ("english"). */
+/**
+ * The query as a tsquery (quotes, `or`, `-word`): stemmed ("english"), or the words as written
+ * ("simple", matching the names' D weight) when English drops them all as stop words ("The The").
+ * One configuration at a time, so "-word" excludes in every form (drizzle/0010).
+ */
 const textQuery = (query: string) =>
-  sql`(websearch_to_tsquery('simple', soundtrail_fold(${query})) || websearch_to_tsquery('english', soundtrail_fold(${query})))`;
+  sql`(case when numnode(websearch_to_tsquery('english', soundtrail_fold(${query}))) > 0
+    then websearch_to_tsquery('english', soundtrail_fold(${query}))
+    else websearch_to_tsquery('simple', soundtrail_fold(${query})) end)`;
 
 const likeAnywhere = (query: string) =>
   sql`('%' || replace(soundtrail_fold(${query}), '%', '\\%') || '%')`;

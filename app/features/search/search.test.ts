@@ -120,6 +120,30 @@ describe("post search", () => {
     expect(hit?.tags).toEqual([tag]);
   });
 
+  it("leaves out a word with -word even when the note has it only in a stemmed form", async () => {
+    const ana = await createTestUser();
+    const a = word();
+    const faded = await createTestPost(ana.id, { note: `${a} faded` });
+    const plain = await createTestPost(ana.id, { note: `${a} bright` });
+    const ids = async (query: string) =>
+      (await searchPosts({ viewerId: ana.id, query })).items.map((p) => p.id);
+    expect(await ids(`${a} -faded`)).toEqual([plain]);
+    expect(await ids(`${a} -fade`)).toEqual([plain]);
+    expect((await ids(`${a} fading`)).sort()).toEqual([faded]);
+  });
+
+  it("finds names made of stop words", async () => {
+    const ana = await createTestUser();
+    const id = await createTestPost(ana.id, {
+      kind: "artist",
+      title: "The The",
+      artist: "The The",
+    });
+    expect(
+      (await searchPosts({ viewerId: ana.id, query: "the the" })).items.map((p) => p.id),
+    ).toContain(id);
+  });
+
   it("understands quotes, OR and minus", async () => {
     const ana = await createTestUser();
     const a = word();

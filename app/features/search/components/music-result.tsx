@@ -1,13 +1,13 @@
-import { Disc3, Mic2, Music2 } from "lucide-react";
 import { Link } from "react-router";
+import { Icon, type IconName } from "~/components/ui/icon";
 import { type MusicSection, searchHref } from "../query";
 import type { MusicResult } from "../search.server";
 import { Highlighted } from "./highlighted";
 
-const icons: Record<MusicSection, typeof Music2> = {
-  artists: Mic2,
-  albums: Disc3,
-  tracks: Music2,
+export const MUSIC_SECTION_ICONS: Record<MusicSection, IconName> = {
+  artists: "mic-vocal",
+  albums: "disc-3",
+  tracks: "eighth-note",
 };
 
 /** Where a music result leads: the list of posts about it. */
@@ -36,7 +36,6 @@ export function MusicResultRow({
   q: string;
   terms: readonly string[];
 }) {
-  const Icon = icons[item.section];
   const friends = friendsLine(item);
   return (
     <Link
@@ -45,7 +44,7 @@ export function MusicResultRow({
       className="flex items-center gap-3 rounded-lg px-2 py-2.5 hover:bg-muted focus-visible:outline-2 focus-visible:outline-ring"
     >
       <span className="rounded-md bg-accent p-2 text-accent-foreground">
-        <Icon aria-hidden="true" className="size-4" />
+        <Icon name={MUSIC_SECTION_ICONS[item.section]} className="size-4" />
       </span>
       <span className="min-w-0 flex-1">
         <span className="block truncate font-medium">

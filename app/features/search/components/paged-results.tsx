@@ -1,7 +1,7 @@
-import { Loader2 } from "lucide-react";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { buttonClasses } from "~/components/ui/button";
+import { Icon } from "~/components/ui/icon";
 import { usePagedList } from "~/lib/use-paged-list";
 import type { SearchPage } from "../search.server";
 
@@ -50,7 +50,7 @@ export function PagedResults<T extends { id: string }>({
             }}
             aria-busy={isLoading || undefined}
           >
-            {isLoading ? <Loader2 aria-hidden="true" className="size-4 animate-spin" /> : null}
+            {isLoading ? <Icon name="loader-circle" className="size-4 animate-spin" /> : null}
             {isLoading ? `Loading more ${itemNoun}…` : "Load more"}
           </Link>
         </div>

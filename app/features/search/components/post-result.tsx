@@ -1,26 +1,33 @@
-import { Disc3, Globe2, ListMusic, Lock, Mic2, Music2, Users } from "lucide-react";
 import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
+import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
-import { AUDIENCE_LABELS, KIND_LABELS, type PostKind } from "~/features/posts/constants";
+import {
+  AUDIENCE_LABELS,
+  type Audience,
+  KIND_LABELS,
+  type PostKind,
+} from "~/features/posts/constants";
 import { excerpt } from "../highlight";
 import { searchHref } from "../query";
 import type { PostResult } from "../search.server";
 import { Highlighted } from "./highlighted";
 
-const kindIcons: Record<PostKind, typeof Music2> = {
-  track: Music2,
-  album: Disc3,
-  artist: Mic2,
-  playlist: ListMusic,
+const kindIcons: Record<PostKind, IconName> = {
+  track: "eighth-note",
+  album: "disc-3",
+  artist: "mic-vocal",
+  playlist: "list-music",
 };
 
-const audienceIcons = { everyone: Globe2, followers: Users, only_me: Lock } as const;
+const audienceIcons: Record<Audience, IconName> = {
+  everyone: "earth",
+  followers: "users",
+  only_me: "lock",
+};
 
 /** A post as a search result: who, what music, the note around the match, its tags. */
 export function PostResultCard({ post, terms }: { post: PostResult; terms: readonly string[] }) {
-  const KindIcon = kindIcons[post.kind];
-  const AudienceIcon = audienceIcons[post.audience];
   const about = [post.artist, post.album].filter(
     (v): v is string => Boolean(v) && v !== post.title,
   );
@@ -40,14 +47,13 @@ export function PostResultCard({ post, terms }: { post: PostResult; terms: reado
         <span className="truncate">@{post.author.username}</span>
         <span aria-hidden="true">·</span>
         <RelativeTime iso={post.createdAt} className="shrink-0" />
-        <AudienceIcon
-          aria-label={`Visible to: ${AUDIENCE_LABELS[post.audience]}`}
-          role="img"
-          className="ml-auto size-4 shrink-0"
-        />
+        <span className="ml-auto shrink-0" title={`Visible to: ${AUDIENCE_LABELS[post.audience]}`}>
+          <Icon name={audienceIcons[post.audience]} className="size-4" />
+          <span className="sr-only">Visible to: {AUDIENCE_LABELS[post.audience]}</span>
+        </span>
       </p>
       <h3 id={`result-${post.id}`} className="flex items-start gap-2 font-semibold">
-        <KindIcon aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-primary" />
+        <Icon name={kindIcons[post.kind]} className="mt-0.5 size-4 shrink-0 text-primary" />
         <Link
           to={`/post/${post.id}`}
           prefetch="intent"

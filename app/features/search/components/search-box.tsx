@@ -1,11 +1,11 @@
-import { Clock, Disc3, Hash, Mic2, Music2, Search as SearchIcon, User } from "lucide-react";
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { Form, useFetcher, useNavigate } from "react-router";
 import { Button } from "~/components/ui/button";
+import { Icon, type IconName } from "~/components/ui/icon";
 import { cn } from "~/lib/utils";
 import { SEARCH_QUERY_MAX_LENGTH, type SearchType, searchHref } from "../query";
 import type { SearchPageData } from "../search-page.server";
-import { musicItemHref } from "./music-result";
+import { MUSIC_SECTION_ICONS, musicItemHref } from "./music-result";
 
 const RECENT_KEY = "soundtrail.recent-searches";
 const RECENT_MAX = 8;
@@ -16,7 +16,7 @@ interface Option {
   label: string;
   detail?: string;
   href: string;
-  icon: typeof SearchIcon;
+  icon: IconName;
   /** What goes into the recent searches when chosen. */
   query: string;
 }
@@ -50,7 +50,7 @@ function optionsFrom(data: SearchPageData | undefined, q: string): Option[] {
       label: p.displayName,
       detail: `@${p.username}`,
       href: `/u/${p.username}`,
-      icon: User,
+      icon: "user" as const,
       query: q,
     })),
     ...music.slice(0, 4).map((m) => ({
@@ -58,7 +58,7 @@ function optionsFrom(data: SearchPageData | undefined, q: string): Option[] {
       label: m.name,
       detail: m.artist && m.section !== "artists" ? m.artist : `${m.postCount} posts`,
       href: musicItemHref(m, q),
-      icon: m.section === "artists" ? Mic2 : m.section === "albums" ? Disc3 : Music2,
+      icon: MUSIC_SECTION_ICONS[m.section],
       query: q,
     })),
     ...tags.slice(0, 3).map((t) => ({
@@ -66,7 +66,7 @@ function optionsFrom(data: SearchPageData | undefined, q: string): Option[] {
       label: `#${t.tag}`,
       detail: `${t.postCount} posts`,
       href: searchHref({ q: `#${t.tag}`, type: "tags" }),
-      icon: Hash,
+      icon: "hash" as const,
       query: `#${t.tag}`,
     })),
   ];
@@ -134,7 +134,7 @@ export function SearchBox({
           id: "all",
           label: `Search for “${typed}”`,
           href: searchHref({ q: typed, type }),
-          icon: SearchIcon,
+          icon: "search",
           query: typed,
         },
       ]
@@ -142,7 +142,7 @@ export function SearchBox({
         id: `r-${i}`,
         label: r,
         href: searchHref({ q: r, type }),
-        icon: Clock,
+        icon: "clock",
         query: r,
       }));
   const isExpanded = isOpen && options.length > 0;
@@ -199,8 +199,8 @@ export function SearchBox({
         Search people, posts, music and tags
       </label>
       <div className="relative flex-1">
-        <SearchIcon
-          aria-hidden="true"
+        <Icon
+          name="search"
           className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-muted-foreground"
         />
         <input
@@ -262,7 +262,6 @@ export function SearchBox({
             className="max-h-80 overflow-y-auto py-1"
           >
             {options.map((option, i) => {
-              const Icon = option.icon;
               return (
                 <div
                   key={option.id}
@@ -281,7 +280,7 @@ export function SearchBox({
                     if (event.key === "Enter") choose(option);
                   }}
                 >
-                  <Icon aria-hidden="true" className="size-4 shrink-0 text-primary" />
+                  <Icon name={option.icon} className="size-4 shrink-0 text-primary" />
                   <span className="truncate font-medium">{option.label}</span>
                   {option.detail ? (
                     <span className="truncate text-xs text-muted-foreground">{option.detail}</span>

@@ -1,7 +1,7 @@
-import { ArrowLeft, Flame, Hash, SearchX } from "lucide-react";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
+import { Icon } from "~/components/ui/icon";
 import { FollowSuggestions } from "~/features/people/components/suggestions";
 import { cn } from "~/lib/utils";
 import {
@@ -90,7 +90,7 @@ function TagList({
 function NoResults({ data }: { data: SearchPageData }) {
   const others = SEARCH_TYPES.filter((t) => t !== data.type && t !== "top");
   return (
-    <EmptyState icon={SearchX} title={`No results for “${data.q}”`}>
+    <EmptyState icon="search-x" title={`No results for “${data.q}”`}>
       <p>Nothing you can see here matches that{data.type !== "top" ? " in this tab" : ""}.</p>
       <ul className="mt-3 list-inside list-disc text-left text-sm">
         <li>Check the spelling, or try fewer or shorter words.</li>
@@ -119,7 +119,7 @@ function BackTo({ to, children }: { to: string; children: ReactNode }) {
   return (
     <p className="mb-4 text-sm">
       <Link to={to} className="inline-flex items-center gap-1 font-medium text-primary underline">
-        <ArrowLeft aria-hidden="true" className="size-4" />
+        <Icon name="arrow-left" className="size-4" />
         {children}
       </Link>
     </p>
@@ -155,7 +155,7 @@ export function SearchResults({ data, viewerId }: { data: SearchPageData; viewer
                     to={searchHref({ type: "music", artist: a.name })}
                     className="inline-flex items-center gap-1.5 rounded-full border border-border bg-card px-3 py-1.5 text-sm hover:bg-muted focus-visible:outline-2 focus-visible:outline-ring"
                   >
-                    <Flame aria-hidden="true" className="size-3.5 text-primary" />
+                    <Icon name="flame" className="size-3.5 text-primary" />
                     <span className="font-medium">{a.name}</span>
                     <span className="text-muted-foreground">
                       {a.postCount} <span className="sr-only">posts</span>
@@ -338,7 +338,7 @@ export function SearchResults({ data, viewerId }: { data: SearchPageData; viewer
       return (
         <>
           <h2 className="mb-3 flex items-center gap-1 text-lg font-semibold">
-            <Hash aria-hidden="true" className="size-5 text-primary" />
+            <Icon name="hash" className="size-5 text-primary" />
             <span className="sr-only">Tag </span>
             {data.tag}
             {data.postCount !== null ? (
