@@ -449,14 +449,25 @@ describe("body limits and malformed requests", () => {
       return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
     };
     if (!existsSync(`/proc/${child.pid}/status`)) return;
-    const before = rss();
-    for (let i = 0; i < 3; i++) {
+    const attempt = async () => {
       for (const [, identity] of who()) {
-        await send({ path: "/feed", headers: { ...multipart, ...identity }, size: 200 * MB });
+        // The answer is checked elsewhere; here a client still writing when the server hangs
+        // up after its 413 may see EPIPE instead, which is fine: only memory counts.
+        await send({ path: "/feed", headers: { ...multipart, ...identity }, size: 200 * MB }).catch(
+          (error: NodeJS.ErrnoException) => {
+            if (error.code !== "EPIPE" && error.code !== "ECONNRESET") throw error;
+          },
+        );
       }
-    }
-    // Each attempt may hold at most one upload limit while it is read; nothing is kept.
-    expect(rss() - before).toBeLessThan(4 * BODY_LIMITS.upload);
+    };
+    // A first round warms up what any request allocates (buffers, code, the allocator's pools),
+    // so the rounds measured below show only what refused bodies would keep.
+    await attempt();
+    const before = rss();
+    for (let i = 0; i < 3; i++) await attempt();
+    // Buffering the refused bodies would add 200 MB an attempt; each may hold at most one
+    // upload limit while it is read, and RSS does not shrink at once when that is freed.
+    expect(rss() - before).toBeLessThan(64 * MB);
   });
 
   it("answers a 429 with Retry-After, on documents and .data requests", async () => {
