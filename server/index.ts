@@ -11,6 +11,7 @@ import { EnvError, parseEnv } from "../app/lib/env.server";
 import { baseSecurityHeaders } from "../app/lib/security.server";
 import { withDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
+import { allowedOrigins } from "./origin";
 
 /** What app/entry.server.tsx exports besides the renderer. */
 interface AppEntry {
@@ -89,7 +90,7 @@ const handler = createNodeHandler({
   isReady: () => app.isReady(),
   isShuttingDown: () => shuttingDown,
   clientDir,
-  allowedOrigins: [new URL(env.BASE_URL).origin],
+  allowedOrigins: allowedOrigins(env.BASE_URL),
   trustProxy: env.TRUST_PROXY,
   securityHeaders: baseSecurityHeaders,
   logger,
@@ -138,7 +139,7 @@ server.listen(env.PORT, env.HOST, () => {
   const port = typeof address === "object" && address ? address.port : env.PORT;
   logger.info(
     { host: env.HOST, port, baseUrl: env.BASE_URL },
-    `Soundtrail listening on http://${env.HOST}:${port}`,
+    `Soundtrail listening on http://${env.HOST}:${port} — open ${env.BASE_URL}`,
   );
 });
 

@@ -19,3 +19,15 @@ export function checkOrigin(
   // Browsers always send Origin on cross-site POSTs; without it trust Fetch Metadata if present.
   return headers["sec-fetch-site"] === "cross-site" ? "cross-site request" : null;
 }
+
+/**
+ * The origins forms may come from: BASE_URL's, plus its loopback aliases when BASE_URL is on
+ * this machine (http://localhost:3000 is also opened as http://127.0.0.1:3000). A page of
+ * another name never matches, whatever address that name resolves to.
+ */
+export function allowedOrigins(baseUrl: string): string[] {
+  const base = new URL(baseUrl);
+  const loopback = ["localhost", "127.0.0.1", "[::1]"];
+  if (!loopback.includes(base.hostname)) return [base.origin];
+  return loopback.map((host) => `${base.protocol}//${host}${base.port ? `:${base.port}` : ""}`);
+}

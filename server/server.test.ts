@@ -6,7 +6,7 @@ import path from "node:path";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientAddress } from "./client-address";
-import { checkOrigin } from "./origin";
+import { allowedOrigins, checkOrigin } from "./origin";
 import { serveStatic } from "./static";
 
 describe("static files", () => {
@@ -99,6 +99,19 @@ describe("origin check for state-changing requests", () => {
     expect(post({ host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" })).toBe(
       "foreign origin",
     );
+  });
+});
+
+describe("the origins forms may come from", () => {
+  it("are BASE_URL's, plus its loopback aliases when BASE_URL is this machine", () => {
+    // `npm start` prints 127.0.0.1 while BASE_URL says localhost: both must be able to sign in.
+    expect(allowedOrigins("http://localhost:3000")).toEqual([
+      "http://localhost:3000",
+      "http://127.0.0.1:3000",
+      "http://[::1]:3000",
+    ]);
+    expect(allowedOrigins("https://music.example.org/")).toEqual(["https://music.example.org"]);
+    expect(allowedOrigins("http://127.0.0.1")).toContain("http://localhost");
   });
 });
 
