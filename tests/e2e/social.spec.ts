@@ -351,6 +351,8 @@ test.describe
     });
 
     test("feed, post and profile pass axe in light and dark", async ({ browser, baseURL }) => {
+      // Nine axe runs: room for a busy machine.
+      test.setTimeout(90_000);
       const page = await pageAs(browser, alice);
       for (const mode of ["light", "dark"] as const) {
         await page.context().addCookies([{ name: "st_theme", value: mode, url: baseURL ?? "" }]);
