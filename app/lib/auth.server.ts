@@ -15,7 +15,7 @@ import {
   isUsernameAvailable,
   USERNAME_PATTERN,
 } from "~/features/auth/profiles.server";
-import { queueMail, sendMail } from "~/features/mail/mail.server";
+import { sendMail } from "~/features/mail/mail.server";
 import { renderEmail } from "~/features/mail/render";
 import { CLIENT_IP_HEADER } from "./client-ip";
 import { getEnv, resolveAuthSecret } from "./env.server";
@@ -110,8 +110,7 @@ function socialProviders() {
 
 async function sendCodeMail(email: string, otp: string, type: string): Promise<void> {
   const purpose = type === "sign-in" ? "sign in" : "continue";
-  // Delivered after the answer: the answer must not tell a known address from an unknown one.
-  await queueMail({
+  await sendMail({
     to: email,
     subject: `${otp} is your Soundtrail code`,
     ...renderEmail({
@@ -243,8 +242,7 @@ function createAuth() {
           `/auth/reset-password?token=${encodeURIComponent(token)}`,
           getEnv().BASE_URL,
         );
-        // Delivered after the answer, as for codes: timing must not reveal the account.
-        await queueMail({
+        await sendMail({
           to: user.email,
           subject: "Reset your Soundtrail password",
           ...renderEmail({
