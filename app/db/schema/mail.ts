@@ -1,6 +1,11 @@
 import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
-export const MAIL_STATUSES = ["pending", "sending", "sent", "failed", "dead"] as const;
+/**
+ * `uncertain`: the end of the message may have reached the mail server, but its answer never
+ * came back (a crash, a dropped connection). The server may have the mail, so it is never sent
+ * again on its own (see `attempt` in features/mail/mail.server.ts).
+ */
+export const MAIL_STATUSES = ["pending", "sending", "sent", "failed", "dead", "uncertain"] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /**
@@ -23,6 +28,11 @@ export const mailOutbox = pgTable(
     lastError: text("last_error"),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    /**
+     * Set (for the current attempt) just before the end of the message is written to the mail
+     * server: from here on the server may have the mail. Cleared when the server refuses it.
+     */
+    dataEndAt: timestamp("data_end_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp("sent_at", { withTimezone: true }),
   },

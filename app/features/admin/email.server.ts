@@ -152,8 +152,11 @@ async function unsentRecipients(db: TxOrDb, campaignId: string): Promise<BulkRec
     .where(
       and(
         eq(emailCampaignRecipients.campaignId, campaignId),
-        sql`${emailCampaignRecipients.status} in ('pending', 'failed')`,
-        sql`${mailOutbox.status} is distinct from 'sent'`,
+        // Not linked yet: the recipient's own status; linked: the outbox's. Never one that was
+        // sent, nor one the mail server may already have (uncertain).
+        sql`case when ${emailCampaignRecipients.mailId} is null
+          then ${emailCampaignRecipients.status} in ('pending', 'failed')
+          else ${mailOutbox.status} not in ('sent', 'uncertain') end`,
       ),
     )
     .orderBy(desc(profiles.createdAt), desc(emailCampaignRecipients.userId));
@@ -188,6 +191,11 @@ export interface CampaignSummary {
   failed: number;
   pending: number;
   skipped: number;
+  /**
+   * Interrupted after the end of the message (a crash, a lost connection): the mail server may
+   * have them, so they are never sent again on their own.
+   */
+  uncertain: number;
 }
 
 /** Bulk mails newest first, 12 a page, with how many went out. */
@@ -199,8 +207,14 @@ export async function listCampaigns(options: {
   const db = getDb();
   const [totals] = await db.select({ total: count() }).from(emailCampaigns);
   const info = pageInfo(totals?.total ?? 0, options.page);
-  // The worker may deliver a failed mail later: the outbox has the last word on "sent".
-  const effective = sql`case when ${mailOutbox.status} = 'sent' then 'sent' else ${emailCampaignRecipients.status} end`;
+  // Once a recipient's mail is in the outbox (linked in the transaction that queued it), the
+  // outbox row is the truth: a crash between sending and recording the batch changes nothing.
+  const effective = sql`case
+    when ${emailCampaignRecipients.mailId} is null then ${emailCampaignRecipients.status}
+    when ${mailOutbox.status} = 'sent' then 'sent'
+    when ${mailOutbox.status} = 'uncertain' then 'uncertain'
+    when ${mailOutbox.status} in ('failed', 'dead') then 'failed'
+    else 'pending' end`;
   const rows = await db
     .select({
       id: emailCampaigns.id,
@@ -212,6 +226,7 @@ export async function listCampaigns(options: {
       failed: sql<number>`(count(*) filter (where ${effective} = 'failed'))::int`,
       pending: sql<number>`(count(*) filter (where ${effective} = 'pending'))::int`,
       skipped: sql<number>`(count(*) filter (where ${effective} = 'skipped'))::int`,
+      uncertain: sql<number>`(count(*) filter (where ${effective} = 'uncertain'))::int`,
     })
     .from(emailCampaigns)
     .leftJoin(profiles, eq(profiles.userId, emailCampaigns.createdBy))
@@ -421,30 +436,47 @@ export async function sendEmailBatch(
     seen.add(address);
   });
 
-  // 1. Durable first: every accepted mail is in the outbox before any is sent.
-  const queued = await enqueueMails(
-    toSend.map(({ index, row }) => {
-      const mail = options.emails[index];
-      if (!mail) throw new Error("batch index out of range");
-      const link = unsubscribeUrl({ userId: row.userId, kind: "announcements" });
-      return {
-        idempotencyKey: row.mailKey,
-        to: row.email,
-        from: mail.from,
-        subject: applyTextPlaceholders(mail.subject, row),
-        ...withUnsubscribeFooter(applyPlaceholders(mail.html, row), link),
-        headers: unsubscribeHeaders(link),
-      };
-    }),
-    // This request sends them next; the worker only steps in if it never gets to.
-    { holdSeconds: 120 },
-  );
+  // 1. Durable first: every accepted mail is in the outbox before any is sent, and — in the
+  // same transaction — each campaign recipient points at its outbox row, so the campaign's
+  // status is read from the outbox whatever happens next (a crash included).
+  const queued = await db.transaction(async (tx) => {
+    const rows = await enqueueMails(
+      toSend.map(({ index, row }) => {
+        const mail = options.emails[index];
+        if (!mail) throw new Error("batch index out of range");
+        const link = unsubscribeUrl({ userId: row.userId, kind: "announcements" });
+        return {
+          idempotencyKey: row.mailKey,
+          to: row.email,
+          from: mail.from,
+          subject: applyTextPlaceholders(mail.subject, row),
+          ...withUnsubscribeFooter(applyPlaceholders(mail.html, row), link),
+          headers: unsubscribeHeaders(link),
+        };
+      }),
+      // This request sends them next; the worker only steps in if it never gets to.
+      { holdSeconds: 120 },
+      tx,
+    );
+    if (campaignId && rows.size > 0) {
+      const links = [...rows].map(([key, mail]) => ({ key, id: mail.id }));
+      await tx.execute(sql`
+        update ${emailCampaignRecipients} as r
+        set mail_id = v.id::uuid, updated_at = now()
+        from jsonb_to_recordset(${JSON.stringify(links)}::jsonb) as v(key text, id text)
+        where r.campaign_id = ${campaignId} and r.mail_key = v.key
+          and r.mail_id is distinct from v.id::uuid`);
+    }
+    return rows;
+  });
   // 2. Send now; the outcome of each is what the admin sees.
   const outcomes = await deliverMailNow({
     ids: [...queued.values()].map((mail) => mail.id),
   });
   const errors = await lastErrors(
-    [...outcomes].filter(([, outcome]) => outcome === "failed" || outcome === "dead"),
+    [...outcomes].filter(
+      ([, outcome]) => outcome === "failed" || outcome === "dead" || outcome === "uncertain",
+    ),
   );
   const updates: { userId: string; mailId: string; status: string; error: string | null }[] = [];
   for (const { index, row } of toSend) {

@@ -1,11 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import { mailOutbox } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
+import { type GatedSmtpSink, startGatedSmtpSink } from "../../../tests/support/gated-smtp-sink";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import {
   createMailTransport,
@@ -14,6 +15,7 @@ import {
   enqueueMail,
   enqueueMails,
   type MailTransport,
+  recoverInterruptedMail,
   sendMail,
   setMailTransport,
 } from "./mail.server";
@@ -184,5 +186,100 @@ describe("enqueueMails and deliverMailNow", () => {
       .set({ status: "sending", lockedUntil: sql`now() + interval '1 minute'` });
     expect((await deliverMailNow({ ids: [id] })).get(id)).toBe("sending");
     expect(sink.received).toHaveLength(0);
+  });
+});
+
+describe("the send → mark-sent window (at most once)", () => {
+  let gated: GatedSmtpSink;
+  let via: MailTransport;
+
+  beforeAll(async () => {
+    gated = await startGatedSmtpSink();
+    via = createMailTransport({ smtpUrl: gated.url, mailDir: "/nonexistent" });
+  });
+  afterAll(async () => {
+    await gated.close();
+  });
+  beforeEach(() => {
+    gated.received.length = 0;
+  });
+
+  const row = async (id: string) =>
+    (await testDb.db.select().from(mailOutbox).where(eq(mailOutbox.id, id)))[0];
+
+  it("a sender that lost its claim before the end of the message abandons it: the server never gets it", async () => {
+    const { id } = await enqueueMail({ to: "fay@example.org", subject: "Fenced", ...body });
+    const held = gated.holdAt("rcpt", 0);
+    const sending = deliverMailNow({ ids: [id], transport: via });
+    await held;
+    // Meanwhile a restart released the claim and another sender took the mail (attempt 2).
+    await testDb.db
+      .update(mailOutbox)
+      .set({ status: "sending", attempts: 2, lockedUntil: sql`now() + interval '1 minute'` })
+      .where(eq(mailOutbox.id, id));
+    gated.release();
+    expect((await sending).get(id)).toBe("sending");
+    expect(gated.received).toHaveLength(0);
+    // The first sender wrote nothing: the claim is the second sender's, untouched.
+    expect(await row(id)).toMatchObject({ status: "sending", attempts: 2, dataEndAt: null });
+  });
+
+  it("a connection lost after the end of the message makes the mail uncertain, never resent", async () => {
+    const { id } = await enqueueMail({ to: "gus@example.org", subject: "Unanswered", ...body });
+    const held = gated.holdAt("data-end", 0);
+    const sending = deliverMailNow({ ids: [id], transport: via });
+    await held;
+    gated.dropConnections();
+    expect((await sending).get(id)).toBe("uncertain");
+    const stored = await row(id);
+    expect(stored?.status).toBe("uncertain");
+    expect(stored?.dataEndAt).not.toBeNull();
+    expect(stored?.lastError).toContain("may have it");
+    // Neither the worker nor an explicit retry sends it again.
+    await testDb.db.update(mailOutbox).set({ nextAttemptAt: sql`now() - interval '1 hour'` });
+    expect((await deliverDueMail({ transport: via })).size).toBe(0);
+    expect((await deliverMailNow({ ids: [id], transport: via })).get(id)).toBe("uncertain");
+    expect(gated.countsByMessageId().get(`<${id}@soundtrail>`)).toBe(1);
+  });
+
+  it("a refusal of the message clears the mark: the server said no, so it is retried", async () => {
+    const { id } = await enqueueMail({ to: "hal@example.org", subject: "Refused", ...body });
+    const held = gated.holdAt("data-end", 0);
+    const sending = deliverMailNow({ ids: [id], transport: via });
+    await held;
+    gated.release(Object.assign(new Error("451 Try again later"), { responseCode: 451 }));
+    expect((await sending).get(id)).toBe("failed");
+    expect(await row(id)).toMatchObject({ status: "failed", dataEndAt: null });
+    expect((await deliverMailNow({ ids: [id], transport: via })).get(id)).toBe("sent");
+  });
+
+  it("after a crash, sends again what never reached the end of its message, and only that", async () => {
+    const before = await enqueueMail({ to: "ida@example.org", subject: "Before", ...body });
+    const after = await enqueueMail({ to: "jo@example.org", subject: "After", ...body });
+    const held = await enqueueMails(
+      [{ ...body, to: "kim@example.org", subject: "Held", idempotencyKey: "held-1" }],
+      {
+        holdSeconds: 120,
+      },
+    );
+    // What a process killed mid-send leaves: two live claims, one past the end of its message.
+    await testDb.db
+      .update(mailOutbox)
+      .set({ status: "sending", attempts: 1, lockedUntil: sql`now() + interval '2 minutes'` })
+      .where(inArray(mailOutbox.id, [before.id, after.id]));
+    await testDb.db
+      .update(mailOutbox)
+      .set({ dataEndAt: sql`now()` })
+      .where(eq(mailOutbox.id, after.id));
+    expect(await recoverInterruptedMail()).toEqual({ resent: 1, uncertain: 1 });
+    const outcomes = await deliverDueMail({ transport: via });
+    expect(outcomes.get(before.id)).toBe("sent");
+    expect(outcomes.get(held.get("held-1")?.id ?? "")).toBe("sent");
+    expect(outcomes.has(after.id)).toBe(false);
+    expect(await row(after.id)).toMatchObject({ status: "uncertain" });
+    expect(gated.received.map((m) => m.to[0]).sort()).toEqual([
+      "ida@example.org",
+      "kim@example.org",
+    ]);
   });
 });

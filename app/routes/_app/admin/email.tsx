@@ -181,6 +181,14 @@ export default function AdminEmail({ loaderData }: Route.ComponentProps) {
                         </td>
                         <td className="px-3 py-2 text-right tabular-nums">
                           {campaign.sent} of {campaign.total}
+                          {campaign.uncertain > 0 ? (
+                            <span
+                              className="block text-xs text-muted-foreground"
+                              title="Interrupted after the mail server got the whole message, before it confirmed: it may have arrived, so it is not sent again."
+                            >
+                              {campaign.uncertain} unconfirmed
+                            </span>
+                          ) : null}
                         </td>
                         <td className="px-3 py-2 text-right tabular-nums">
                           {left > 0 ? <span className="text-danger">{left}</span> : "0"}
