@@ -5,6 +5,7 @@ import type { RenderToPipeableStreamOptions } from "react-dom/server";
 import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, HandleErrorFunction } from "react-router";
 import { isRouteErrorResponse, RouterContextProvider, ServerRouter } from "react-router";
+import { isDatabaseUnavailable, logDatabaseUnavailable } from "~/db/unavailable.server";
 import { type RequestInfo, requestInfoContext } from "~/lib/context.server";
 import { logger } from "~/lib/logger.server";
 import { NonceContext } from "~/lib/nonce";
@@ -21,8 +22,24 @@ export function createLoadContext(info: RequestInfo): RouterContextProvider {
   return context;
 }
 
+/** Requests (by their load context) that failed because the database could not be reached. */
+const failedForDatabase = new WeakSet<object>();
+
+/**
+ * True when a request failed because the database could not be reached: the server then
+ * answers 503 with Retry-After instead of the error page (server/unavailable.ts).
+ */
+export function wasDatabaseUnavailable(context: RouterContextProvider): boolean {
+  return failedForDatabase.has(context);
+}
+
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
+  if (isDatabaseUnavailable(error)) {
+    failedForDatabase.add(context);
+    logDatabaseUnavailable("request", error);
+    return;
+  }
   // 404s and other deliberate responses are outcomes, not failures.
   if (isRouteErrorResponse(error) && error.status < 500) return;
   const info = context.get(requestInfoContext);

@@ -12,6 +12,7 @@ import { baseSecurityHeaders } from "../app/lib/security.server";
 import { withDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
 import { allowedOrigins } from "./origin";
+import { databaseUnavailableResponse } from "./unavailable";
 
 /** What app/entry.server.tsx exports besides the renderer. */
 interface AppEntry {
@@ -20,6 +21,8 @@ interface AppEntry {
   /** Ends open live event streams, so that closing the server does not wait for them. */
   endLiveStreams(): void;
   isReady(): Promise<boolean>;
+  /** True when the request with this context failed because the database was unreachable. */
+  wasDatabaseUnavailable(context: RouterContextProvider): boolean;
   createLoadContext(info: {
     requestId: string;
     nonce: string;
@@ -76,7 +79,7 @@ const handleDocument = createRequestHandler(withDataHeaders(build), mode);
 let shuttingDown = false;
 
 const handler = createNodeHandler({
-  handleRequest(request, facts) {
+  async handleRequest(request, facts) {
     // Rate limits read the client from this header only; whatever the client sent is replaced.
     request.headers.set(CLIENT_IP_HEADER, facts.clientAddress);
     const context = app.createLoadContext({
@@ -85,7 +88,13 @@ const handler = createNodeHandler({
       clientAddress: facts.clientAddress,
       buildId,
     });
-    return handleDocument(request, context);
+    const response = await handleDocument(request, context);
+    // A database outage is not a bug of this request: 503 with Retry-After and a clear page,
+    // not the error page's 500 (the one log line was written, rate limited, by handleError).
+    if (response.status >= 500 && app.wasDatabaseUnavailable(context)) {
+      return databaseUnavailableResponse(request, response, baseSecurityHeaders);
+    }
+    return response;
   },
   isReady: () => app.isReady(),
   isShuttingDown: () => shuttingDown,

@@ -11,6 +11,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { logger } from "../lib/logger.server";
 import * as schema from "./schema";
+import { logOutageOr } from "./unavailable.server";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -105,7 +106,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // database) is reported here; without a listener Node would crash the whole process.
     // The pool discards that connection and opens a new one on the next query.
     pool.on("error", (error) => {
-      logger.warn({ err: error }, "PostgreSQL dropped an idle pooled connection");
+      logOutageOr("pool", error, () =>
+        logger.warn({ err: error }, "PostgreSQL dropped an idle pooled connection"),
+      );
     });
     try {
       const client = await pool.connect();

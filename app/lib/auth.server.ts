@@ -6,6 +6,7 @@ import { anonymous, emailOTP, phoneNumber, twoFactor } from "better-auth/plugins
 import { eq } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import * as schema from "~/db/schema";
+import { isDatabaseUnavailable, logDatabaseUnavailable } from "~/db/unavailable.server";
 import { setAdminRole } from "~/features/auth/admin-role.server";
 import { consumeCode } from "~/features/auth/one-time-codes.server";
 import { hashPassword, verifyPassword } from "~/features/auth/password.server";
@@ -157,6 +158,22 @@ function createAuth() {
     secret: resolveAuthSecret(env),
     database: drizzleAdapter(getDb(), { provider: "pg", schema }),
     telemetry: { enabled: false },
+    // better-auth's own log lines go through pino as one JSON line each (its default prints
+    // multi-line, coloured text); a database outage becomes the one rate-limited line.
+    logger: {
+      level: "warn",
+      log: (level, message, ...args) => {
+        const error = args.find((arg) => arg instanceof Error);
+        if (error && isDatabaseUnavailable(error)) {
+          logDatabaseUnavailable("auth", error);
+          return;
+        }
+        const line = { err: error, source: "better-auth" };
+        if (level === "error") logger.error(line, message);
+        else if (level === "warn") logger.warn(line, message);
+        else logger.debug(line, message);
+      },
+    },
     // OAuth failures that happen before our own errorCallbackURL is known (no state cookie, a
     // forged state) land on the sign-in page with a clear message, not on a 404.
     onAPIError: { errorURL: `${env.BASE_URL.replace(/\/$/, "")}/auth/login` },

@@ -20,6 +20,7 @@ import { parseConnectionUrl } from "nodemailer/lib/shared";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
 import { getDb } from "~/db/client.server";
 import { type MailStatus, mailOutbox } from "~/db/schema";
+import { logOutageOr } from "~/db/unavailable.server";
 import { getEnv } from "~/lib/env.server";
 import { logger } from "~/lib/logger.server";
 
@@ -609,7 +610,9 @@ export function startMailWorker(intervalMs = 15_000): void {
       await markUncertainMail();
       await deliverDueMail();
     })()
-      .catch((error: unknown) => logger.error({ err: error }, "mail worker failed"))
+      .catch((error: unknown) =>
+        logOutageOr("mail worker", error, () => logger.error({ err: error }, "mail worker failed")),
+      )
       .finally(() => {
         workerRunning = undefined;
       });

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import type { DatabaseHandle } from "~/db/client.server";
+import { logOutageOr } from "~/db/unavailable.server";
 import type { DbOrTx } from "~/features/posts/post-cards.server";
 import { logger } from "~/lib/logger.server";
 
@@ -86,7 +87,9 @@ export async function subscribeLive(
     retryTimer = setTimeout(() => {
       retryTimer = null;
       connect(true).catch((error: unknown) => {
-        logger.warn({ err: error }, "live listener could not reconnect");
+        logOutageOr("live listener", error, () =>
+          logger.warn({ err: error }, "live listener could not reconnect"),
+        );
         retryLater();
       });
     }, delay);
@@ -96,7 +99,9 @@ export async function subscribeLive(
   const onFailure = (failed: pg.Client, error?: Error) => {
     if (client !== failed) return;
     client = null;
-    logger.warn({ err: error }, "live listener connection lost; reconnecting");
+    logOutageOr("live listener", error, () =>
+      logger.warn({ err: error }, "live listener connection lost; reconnecting"),
+    );
     failed.end().catch(() => {});
     retryLater();
   };

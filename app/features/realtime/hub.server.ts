@@ -1,6 +1,7 @@
 import { inArray, sql } from "drizzle-orm";
 import { type DatabaseHandle, getDb, rowsOf } from "~/db/client.server";
 import { homeTimeline, posts, profiles, session, user } from "~/db/schema";
+import { logOutageOr } from "~/db/unavailable.server";
 import {
   type NotificationView,
   notificationsAfter,
@@ -112,7 +113,9 @@ export class LiveHub {
     for (const set of this.streams.values()) for (const stream of set) stream.write(frame);
     // Sessions can also end without an announcement (expiry, a missed code path): re-check.
     void this.closeEndedSessions(null).catch((error: unknown) =>
-      logger.warn({ err: error }, "could not re-check live streams' sessions"),
+      logOutageOr("live streams", error, () =>
+        logger.warn({ err: error }, "could not re-check live streams' sessions"),
+      ),
     );
   }
 
