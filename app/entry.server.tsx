@@ -11,6 +11,7 @@ import { logger } from "~/lib/logger.server";
 import { NonceContext } from "~/lib/nonce";
 import { contentSecurityPolicy } from "~/lib/security.server";
 
+export { collectAfterResponse } from "~/lib/after-response.server";
 export { bootstrap, endLiveStreams, isReady, shutdown } from "~/lib/app.server";
 
 export const streamTimeout = 5_000;

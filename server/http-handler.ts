@@ -24,6 +24,12 @@ export interface RequestFacts {
 export interface NodeHandlerOptions {
   /** The app: React Router's handler with its per-request context. */
   handleRequest(request: Request, facts: RequestFacts): Promise<Response>;
+  /**
+   * Called once the exchange of `requestId` is over — the response written, or the request
+   * failed or was aborted — so that work deferred until after the answer runs (and is never
+   * dropped).
+   */
+  onExchangeEnd?(requestId: string): void;
   isReady(): Promise<boolean>;
   isShuttingDown(): boolean;
   /** The built client files, or null to serve none. */
@@ -184,7 +190,7 @@ export function createNodeHandler(options: NodeHandlerOptions) {
         response.headers.set("X-Request-Id", requestId);
         return response;
       },
-    });
+    }).finally(() => options.onExchangeEnd?.(requestId));
     const fields = {
       requestId,
       method,

@@ -21,6 +21,8 @@ interface AppEntry {
   /** Ends open live event streams, so that closing the server does not wait for them. */
   endLiveStreams(): void;
   isReady(): Promise<boolean>;
+  /** Runs one request, collecting the work it defers until after its answer. */
+  collectAfterResponse<T>(handle: () => Promise<T>): Promise<{ result: T; flush: () => void }>;
   /** True when the request with this context failed because the database was unreachable. */
   wasDatabaseUnavailable(context: RouterContextProvider): boolean;
   createLoadContext(info: {
@@ -78,6 +80,9 @@ const mode = env.NODE_ENV === "development" ? "development" : "production";
 const handleDocument = createRequestHandler(withDataHeaders(build), mode);
 let shuttingDown = false;
 
+/** Per request: starts what it deferred until after its answer (see after-response.server.ts). */
+const afterResponse = new Map<string, () => void>();
+
 const handler = createNodeHandler({
   async handleRequest(request, facts) {
     // Rate limits read the client from this header only; whatever the client sent is replaced.
@@ -88,13 +93,20 @@ const handler = createNodeHandler({
       clientAddress: facts.clientAddress,
       buildId,
     });
-    const response = await handleDocument(request, context);
+    const { result: response, flush } = await app.collectAfterResponse(() =>
+      handleDocument(request, context),
+    );
+    afterResponse.set(facts.requestId, flush);
     // A database outage is not a bug of this request: 503 with Retry-After and a clear page,
     // not the error page's 500 (the one log line was written, rate limited, by handleError).
     if (response.status >= 500 && app.wasDatabaseUnavailable(context)) {
       return databaseUnavailableResponse(request, response, baseSecurityHeaders);
     }
     return response;
+  },
+  onExchangeEnd(requestId) {
+    afterResponse.get(requestId)?.();
+    afterResponse.delete(requestId);
   },
   isReady: () => app.isReady(),
   isShuttingDown: () => shuttingDown,

@@ -9,6 +9,7 @@ import {
 import { migrateDatabase } from "~/db/migrate.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
+import { settleAfterResponse } from "./after-response.server";
 import { getEnv, resolveAuthSecret } from "./env.server";
 import { logger } from "./logger.server";
 
@@ -45,6 +46,8 @@ export async function shutdown(): Promise<void> {
   const handle = await booting.catch(() => undefined);
   booting = undefined;
   await stopLiveHub();
+  // Mails promised after an answer (reset links, codes) go out before the database closes.
+  await settleAfterResponse();
   await stopMailWorker();
   setDatabase(undefined);
   await handle?.close();

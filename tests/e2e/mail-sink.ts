@@ -9,13 +9,22 @@ export interface SinkMail {
   raw: string;
 }
 
-/** The newest mail the sink received for `address`, waiting until there is one. */
-export async function lastMailTo(request: APIRequestContext, address: string): Promise<SinkMail> {
+/**
+ * The newest mail the sink received for `address` (that `matching` accepts), waiting until
+ * there is one. Pass `matching` whenever the address may already have an older mail: reset
+ * links and sign-in codes are written after the answer, so right after the click the newest
+ * mail can still be the confirmation one.
+ */
+export async function lastMailTo(
+  request: APIRequestContext,
+  address: string,
+  matching: (mail: SinkMail) => boolean = () => true,
+): Promise<SinkMail> {
   let found: SinkMail | undefined;
   await expect
     .poll(async () => {
       const all = (await (await request.get(`${SINK}/messages`)).json()) as SinkMail[];
-      found = all.filter((m) => m.to.includes(address)).at(-1);
+      found = all.filter((m) => m.to.includes(address) && matching(m)).at(-1);
       return Boolean(found);
     })
     .toBe(true);

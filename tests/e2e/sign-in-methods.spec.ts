@@ -63,7 +63,7 @@ test.describe("every way in", () => {
     await page.getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "E-mail me a sign-in code" }).click();
     await expect(page.getByRole("heading", { name: "Enter your code" })).toBeVisible();
-    const mail = await lastMailTo(request, email);
+    const mail = await lastMailTo(request, email, (m) => /is your Soundtrail code/.test(m.subject));
     const code = mail.subject.match(/\d{6}/)?.[0] ?? "";
     await page.getByLabel("Code", { exact: true }).fill(code);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -150,7 +150,10 @@ test.describe("every way in", () => {
     await page.getByRole("button", { name: "Send me a link" }).click();
     await expect(page.getByRole("heading", { name: "Check your inbox" })).toBeVisible();
 
-    await gotoHydrated(page, linkIn(await lastMailTo(request, email), "/auth/reset-password"));
+    const reset = await lastMailTo(request, email, (m) =>
+      /Reset your Soundtrail password/.test(m.subject),
+    );
+    await gotoHydrated(page, linkIn(reset, "/auth/reset-password"));
     await page.getByLabel("Password").fill("password");
     await page.getByRole("button", { name: "Save new password" }).click();
     await expect(page.getByText(/at least 10 characters/i).first()).toBeVisible();

@@ -3,6 +3,7 @@ import { getDb } from "~/db/client.server";
 import { profiles, user as userTable, verification } from "~/db/schema";
 import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
 import { sendSms } from "~/features/sms/sms.server";
+import { afterResponse } from "~/lib/after-response.server";
 import { getAuth } from "~/lib/auth.server";
 import { logger } from "~/lib/logger.server";
 import {
@@ -69,7 +70,8 @@ function codeSms(code: string, purpose: string): string {
 
 /**
  * Sends a sign-in code by e-mail or SMS. The answer is the same whether or not an account
- * exists, so nobody can probe addresses or numbers with it.
+ * exists, so nobody can probe addresses or numbers with it — and so is its timing: before the
+ * answer only the rate limits run; the account lookup, the code and the mail or text come after.
  */
 export async function requestSignInCode(options: {
   channel: CodeChannel;
@@ -78,24 +80,34 @@ export async function requestSignInCode(options: {
 }): Promise<AuthResult> {
   const limited = await limitSending(options.headers, options.to);
   if (limited) return rateLimited(limited.retryAfterSeconds);
+  // Everything that depends on the account happens after the answer (see afterResponse).
+  const headers = new Headers(options.headers);
+  afterResponse(`sign-in code by ${options.channel}`, () =>
+    sendSignInCode({ channel: options.channel, to: options.to, headers }),
+  );
+  return { ok: true, headers: new Headers() };
+}
+
+async function sendSignInCode(options: {
+  channel: CodeChannel;
+  to: string;
+  headers: Headers;
+}): Promise<void> {
   const account = await accountFor(options.channel, options.to);
-  if (account && !canSignInWithCode(account)) return { ok: true, headers: new Headers() };
+  if (account && !canSignInWithCode(account)) return;
   if (options.channel === "email") {
     const response = await getAuth().api.sendVerificationOTP({
       body: { email: options.to, type: "sign-in" },
       headers: options.headers,
       asResponse: true,
     });
-    if (response.status === 429)
-      return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
     if (!response.ok) logger.warn({ status: response.status }, "sign-in code mail refused");
-    return { ok: true, headers: new Headers() };
+    return;
   }
   if (account) {
     const code = await issueCode({ purpose: "phone-sign-in", subject: options.to });
     await sendSms({ to: options.to, body: codeSms(code, "sign in") });
   }
-  return { ok: true, headers: new Headers() };
 }
 
 function codeFailure(): Extract<AuthResult, { ok: false }> {

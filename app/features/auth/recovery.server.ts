@@ -1,11 +1,17 @@
 import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
+import { afterResponse } from "~/lib/after-response.server";
 import { getAuth } from "~/lib/auth.server";
+import { logger } from "~/lib/logger.server";
 import { type AuthResult, clientOf, rateLimited, refuseWeakPassword } from "./accounts.server";
 
 export const RESET_LINK_INVALID =
   "This reset link has expired or was already used. Ask for a new one below.";
 
-/** Mails a reset link when the address has an account; the answer is the same either way. */
+/**
+ * Mails a reset link when the address has an account. The answer is the same either way, and
+ * so is the work done before it: only the rate limits (which do not depend on the account);
+ * looking the account up and writing the mail run after the answer.
+ */
 export async function requestPasswordReset(options: {
   email: string;
   headers: Headers;
@@ -15,14 +21,16 @@ export async function requestPasswordReset(options: {
     [`code-send:to:${options.email.toLowerCase()}`, AUTH_LIMITS.sendCodePerRecipient],
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
-  const response = await getAuth().api.requestPasswordReset({
-    body: { email: options.email, redirectTo: "/auth/reset-password" },
-    headers: options.headers,
-    asResponse: true,
+  // Everything that depends on the account happens after the answer (see afterResponse).
+  const headers = new Headers(options.headers);
+  afterResponse("password reset mail", async () => {
+    const response = await getAuth().api.requestPasswordReset({
+      body: { email: options.email, redirectTo: "/auth/reset-password" },
+      headers,
+      asResponse: true,
+    });
+    if (!response.ok) logger.warn({ status: response.status }, "password reset refused");
   });
-  if (response.status === 429) {
-    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
-  }
   return { ok: true, headers: new Headers() };
 }
 

@@ -5,12 +5,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { countStatements, setDatabase } from "~/db/client.server";
 import { account, profiles, session, twoFactor, user, verification } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
-import {
-  createMailTransport,
-  setMailTransport,
-  settleBackgroundMail,
-} from "~/features/mail/mail.server";
+import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
 import { type SmsMessage, setSmsSender } from "~/features/sms/sms.server";
+import { collectAfterResponse, settleAfterResponse } from "~/lib/after-response.server";
 import { resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { loader as loginLoader } from "~/routes/_auth/login";
@@ -76,7 +73,7 @@ function codeIn(text: string): string {
 
 /** The last mail to `email`, once the mails queued for after the answer went out. */
 async function mailTo(email: string) {
-  await settleBackgroundMail();
+  await settleAfterResponse();
   const mail = sink.received.findLast((m) => m.to.includes(email));
   if (!mail) throw new Error(`no mail to ${email}`);
   return mail.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
@@ -193,6 +190,7 @@ describe("one-time code sign-in by e-mail", () => {
         headers: requestHeaders(),
       });
       expect(asked.ok).toBe(true);
+      await settleAfterResponse();
       expect(sink.received).toHaveLength(0);
     },
   );
@@ -204,6 +202,7 @@ describe("one-time code sign-in by e-mail", () => {
       headers: requestHeaders(),
     });
     expect(result.ok).toBe(true);
+    await settleAfterResponse();
     expect(sink.received).toHaveLength(0);
   });
 });
@@ -220,6 +219,7 @@ describe("phone sign-up and SMS codes", () => {
     });
     expect(started.ok).toBe(true);
     expect(sms).toHaveLength(1);
+    await settleAfterResponse();
     const code = codeIn(sms[0]!.body);
     const pending = await testDb.db.select({ value: verification.value }).from(verification);
     expect(pending.map((r) => r.value).join()).not.toContain(code);
@@ -262,6 +262,7 @@ describe("phone sign-up and SMS codes", () => {
   it("signs in with a texted code; five wrong tries end the code", async () => {
     const phone = "+4915100000001";
     await requestSignInCode({ channel: "sms", to: phone, headers: requestHeaders() });
+    await settleAfterResponse();
     const code = codeIn(sms[0]!.body);
     for (let i = 0; i < 5; i++) {
       const wrong = await signInWithCode({
@@ -281,6 +282,7 @@ describe("phone sign-up and SMS codes", () => {
     expect(tooLate.ok).toBe(false);
 
     await requestSignInCode({ channel: "sms", to: phone, headers: requestHeaders() });
+    await settleAfterResponse();
     const fresh = codeIn(sms[1]!.body);
     expect(
       (await signInWithCode({ channel: "sms", to: phone, code: fresh, headers: requestHeaders() }))
@@ -295,6 +297,7 @@ describe("phone sign-up and SMS codes", () => {
       headers: requestHeaders(),
     });
     expect(result.ok).toBe(true);
+    await settleAfterResponse();
     expect(sms).toHaveLength(0);
   });
 });
@@ -369,6 +372,7 @@ describe("password recovery", () => {
       headers: requestHeaders(),
     });
     expect(result.ok).toBe(true);
+    await settleAfterResponse();
     expect(sink.received).toHaveLength(0);
   });
 });
@@ -684,4 +688,49 @@ describe("the cost of knowing who is asking", () => {
     const anonymous = await countStatements(() => getViewerFromHeaders(requestHeaders()));
     expect(anonymous.statements).toBe(0);
   });
+});
+
+describe("reset and code requests do not reveal whether an account exists", () => {
+  /**
+   * The request itself (what happens before its answer), counted, and what it deferred —
+   * started only when `flush` is called, as the server does once the answer is written.
+   */
+  async function answerOnly(request: () => Promise<unknown>) {
+    const { result, statements } = await countStatements(() => collectAfterResponse(request));
+    return { statements, flush: result.flush };
+  }
+
+  it.each([
+    [
+      "password reset",
+      (email: string) => requestPasswordReset({ email, headers: requestHeaders() }),
+      /Reset your Soundtrail password/,
+    ],
+    [
+      "sign-in code",
+      (to: string) => requestSignInCode({ channel: "email", to, headers: requestHeaders() }),
+      /is your Soundtrail code/,
+    ],
+  ])(
+    "%s: the same statements before the answer either way; the mail is written after it",
+    async (_name, ask, subject) => {
+      const { email } = await createPasswordAccount(`timing_${subject.source.length}`);
+      const tokens = async () => (await testDb.db.select().from(verification)).length;
+      const tokensBefore = await tokens();
+      const known = await answerOnly(() => ask(email));
+      const unknown = await answerOnly(() => ask(`nobody_${subject.source.length}@example.org`));
+      expect(known.statements).toBe(unknown.statements);
+      // Nothing about the account was read or written yet: no mail, no token.
+      await settleAfterResponse();
+      expect(sink.received).toHaveLength(0);
+      expect(await tokens()).toBe(tokensBefore);
+
+      // After the answer: the mail goes to the known address only.
+      known.flush();
+      unknown.flush();
+      await settleAfterResponse();
+      expect(sink.received.map((m) => m.to[0])).toEqual([email]);
+      expect(sink.received[0]?.subject).toMatch(subject);
+    },
+  );
 });

@@ -569,27 +569,6 @@ export async function sendMail(
   return { id, status: outcome === undefined || outcome === "sending" ? "queued" : outcome };
 }
 
-const inBackground = new Set<Promise<unknown>>();
-
-/**
- * Records the mail in the outbox (durable) and delivers it after the caller has answered. For
- * answers that must not reveal whether an account exists: the SMTP conversation with a known
- * address used to make its answer several times slower than an unknown one's.
- */
-export async function queueMail(options: EnqueueMailOptions): Promise<{ id: string }> {
-  const { id } = await enqueueMail(options);
-  const delivery: Promise<unknown> = deliverDueMail({ ids: [id] })
-    .catch((error: unknown) => logger.warn({ err: error, id }, "background mail delivery failed"))
-    .finally(() => inBackground.delete(delivery));
-  inBackground.add(delivery);
-  return { id };
-}
-
-/** Waits for the deliveries `queueMail` started (tests, and shutdown). */
-export async function settleBackgroundMail(): Promise<void> {
-  while (inBackground.size > 0) await Promise.allSettled([...inBackground]);
-}
-
 let workerTimer: NodeJS.Timeout | undefined;
 let workerRunning: Promise<unknown> | undefined;
 
@@ -625,6 +604,5 @@ export function startMailWorker(intervalMs = 15_000): void {
 export async function stopMailWorker(): Promise<void> {
   clearInterval(workerTimer);
   workerTimer = undefined;
-  await settleBackgroundMail();
   await workerRunning;
 }
