@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, getDb, openDatabase, setDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { account, emailCampaignRecipients, mailOutbox } from "~/db/schema";
+import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import { createCampaign } from "~/features/admin/email.server";
 import { hashPassword } from "~/features/auth/password.server";
 import { getAuth, resetAuth } from "~/lib/auth.server";
@@ -20,7 +21,7 @@ import { type GatedSmtpSink, startGatedSmtpSink } from "../tests/support/gated-s
  * Crash and faults: a bulk e-mail of 30 mails killed (SIGKILL) twice mid-send — once while a
  * mail is claimed but before the mail server has it, once after the server got the whole
  * message but before it answered — then restarted. Real production server processes on their
- * own PGlite data directory, a real SMTP conversation with a sink that holds the conversation
+ * own PGlite data directory (on a fresh PostgreSQL database under `npm run test:pg`), a real SMTP conversation with a sink that holds the conversation
  * at the chosen point (so the kill lands in the window on purpose, not by luck). At the end:
  * every recipient's mail arrived exactly once (by Message-ID), and the admin's table says how
  * many the app knows were sent and how many are unconfirmed — the truth.
@@ -32,7 +33,9 @@ const AUTH_SECRET = process.env.AUTH_SECRET ?? "";
 const MAIL_FROM = "Soundtrail <no-reply@localhost>";
 const RECIPIENTS = 30;
 /** How long anything asynchronous may take before the test fails (a busy CI machine). */
-const DEADLINE_MS = 20_000;
+const DEADLINE_MS = 40_000;
+/** Under `npm run test:pg` the servers share a fresh PostgreSQL database; otherwise their own PGlite. */
+const ON_POSTGRES = Boolean(process.env.TEST_DATABASE_URL);
 
 function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -102,7 +105,7 @@ interface Server {
   exited: Promise<number | null>;
 }
 
-describe("a bulk e-mail killed mid-send (kill -9) and restarted", () => {
+describe(`a bulk e-mail killed mid-send (kill -9) and restarted, on ${ON_POSTGRES ? "PostgreSQL" : "PGlite"}`, () => {
   let buildDir: string;
   let dataDir: string;
   let sink: GatedSmtpSink;
@@ -112,6 +115,7 @@ describe("a bulk e-mail killed mid-send (kill -9) and restarted", () => {
   let campaignId: string;
   let emails: { from: string; to: [string]; subject: string; html: string }[];
   let running: Server | undefined;
+  let testDb: TestDatabase | undefined;
   const logs: string[] = [];
 
   function start(): Server {
@@ -125,6 +129,7 @@ describe("a bulk e-mail killed mid-send (kill -9) and restarted", () => {
         BASE_URL: base,
         AUTH_SECRET,
         DATA_DIR: dataDir,
+        ...(testDb?.databaseUrl ? { DATABASE_URL: testDb.databaseUrl } : {}),
         SMTP_URL: sink.url,
         MAIL_FROM,
         SOUNDTRAIL_BUILD_DIR: buildDir,
@@ -188,9 +193,15 @@ describe("a bulk e-mail killed mid-send (kill -9) and restarted", () => {
     base = `http://127.0.0.1:${port}`;
     sink = await startGatedSmtpSink();
 
-    // Seed the data directory the server will own: an admin, 30 people, a stored campaign.
-    const handle: DatabaseHandle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
-    await migrateDatabase(handle);
+    // Seed the database the server will use: an admin, 30 people, a stored campaign.
+    let handle: DatabaseHandle;
+    if (ON_POSTGRES) {
+      testDb = await createTestDatabase();
+      handle = testDb;
+    } else {
+      handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
+      await migrateDatabase(handle);
+    }
     setDatabase(handle);
     resetAuth();
     try {
@@ -236,13 +247,15 @@ describe("a bulk e-mail killed mid-send (kill -9) and restarted", () => {
     } finally {
       setDatabase(undefined);
       resetAuth();
-      await handle.close();
+      // PGlite allows one process per data directory: the server's, from now on.
+      if (!ON_POSTGRES) await handle.close();
     }
   }, 240_000);
 
   afterAll(async () => {
     if (running) await kill9(running);
     await sink?.close();
+    await testDb?.destroy();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -315,7 +328,7 @@ describe("a bulk e-mail killed mid-send (kill -9) and restarted", () => {
     expect(new Set(sink.received.map((m) => m.to[0])).size).toBe(RECIPIENTS); // 0 lost
 
     // The outbox agrees with the sink: 29 confirmed, 1 unconfirmed, every recipient linked.
-    const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
+    const handle = testDb ?? (await openDatabase({ dataDir: path.join(dataDir, "pglite") }));
     try {
       const rows = await handle.db
         .select({ status: mailOutbox.status, id: mailOutbox.id })
@@ -327,9 +340,9 @@ describe("a bulk e-mail killed mid-send (kill -9) and restarted", () => {
       expect(rows.filter((r) => r.status === "uncertain")).toHaveLength(1);
       for (const r of rows) expect(counts.get(`<${r.id}@soundtrail>`)).toBe(1);
     } finally {
-      await handle.close();
+      if (!testDb) await handle.close();
     }
     // The restarts said what they settled, as structured log lines.
     expect(logs.join("\n")).toMatch(/"msg":"mail interrupted by a restart settled"/);
-  }, 120_000);
+  }, 180_000);
 });

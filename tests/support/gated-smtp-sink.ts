@@ -63,6 +63,9 @@ export async function startGatedSmtpSink(port = 0) {
       });
     },
   });
+  // A sender killed mid-conversation resets its connection: expected here, not a test failure
+  // (without a listener the 'error' event would be thrown as an unhandled error).
+  server.on("error", () => {});
   server.server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
