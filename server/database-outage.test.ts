@@ -230,6 +230,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
 
       await proxy.close();
       const logBefore = output.length;
+      const outageStarted = Date.now();
 
       // The document: a page that says what is going on, and when to come back.
       const page = await waitFor("a 503 for the feed document", async () => {
@@ -275,8 +276,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         .map((line) => JSON.parse(line) as { msg?: string; where?: string; kind?: string })
         .filter((entry) => entry.msg === "database unavailable");
       expect(outageLines.length).toBeGreaterThan(0);
-      const kinds = new Set(outageLines.map((entry) => `${entry.where}:${entry.kind}`));
-      expect(outageLines.length).toBe(kinds.size);
+      // At most one line per kind and place per 30 s window (a slow machine may see two windows).
+      const windows = Math.ceil((Date.now() - outageStarted) / 30_000);
+      const perKind = new Map<string, number>();
+      for (const entry of outageLines) {
+        const key = `${entry.where}:${entry.kind}`;
+        perKind.set(key, (perKind.get(key) ?? 0) + 1);
+      }
+      for (const [key, lines] of perKind) expect(lines, key).toBeLessThanOrEqual(windows);
+      // Far fewer lines than the 33 failed requests: not one (or a stack trace) per request.
       expect(during.length).toBeLessThan(20);
 
       // Back: the same requests succeed again, no restart.
