@@ -11,7 +11,7 @@ import {
 import { migrateDatabase } from "~/db/migrate.server";
 import { listFeed } from "~/features/feed/feed.server";
 import { generateDataset, timed } from "./lib/dataset";
-import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";
+import { type BudgetRow, log, ms, percentile, type StepOutcome, timeCalls } from "./lib/report";
 import { tempDataDir } from "./lib/server";
 
 /**
@@ -95,17 +95,12 @@ async function measure(
         `listFeed sent ${check.statements} statements for ${pattern.label}, expected 1`,
       );
     }
-    const warmUntil = performance.now() + 5_000;
-    for (let i = 0; i < Math.min(100, runs) && performance.now() < warmUntil; i++) {
-      await call(pattern);
-    }
-    const samples: number[] = [];
-    const stopAt = performance.now() + maxSeconds * 1000;
-    while (samples.length < runs && (samples.length < 50 || performance.now() < stopAt)) {
-      const started = performance.now();
-      await call(pattern);
-      samples.push(performance.now() - started);
-    }
+    const samples = await timeCalls(() => call(pattern), {
+      runs,
+      maxSeconds,
+      minRuns: 50,
+      warmRuns: 100,
+    });
     out.push({ pattern, samples, posts: check.result.posts.length });
   }
   return out;

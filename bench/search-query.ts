@@ -9,7 +9,7 @@ import {
 import { migrateDatabase } from "~/db/migrate.server";
 import { searchPeople, searchPosts } from "~/features/search/search.server";
 import { generateDataset, timed } from "./lib/dataset";
-import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";
+import { type BudgetRow, log, ms, percentile, type StepOutcome, timeCalls } from "./lib/report";
 import { tempDataDir } from "./lib/server";
 
 /**
@@ -59,23 +59,6 @@ const PATTERNS: Pattern[] = [
   },
 ];
 
-async function sample(
-  call: () => Promise<unknown>,
-  runs: number,
-  maxSeconds: number,
-): Promise<number[]> {
-  const warmUntil = performance.now() + 3_000;
-  for (let i = 0; i < 20 && performance.now() < warmUntil; i++) await call();
-  const samples: number[] = [];
-  const stopAt = performance.now() + maxSeconds * 1000;
-  while (samples.length < runs && (samples.length < 30 || performance.now() < stopAt)) {
-    const started = performance.now();
-    await call();
-    samples.push(performance.now() - started);
-  }
-  return samples;
-}
-
 export async function benchSearchQuery(): Promise<StepOutcome> {
   const postCount = Number(process.env.BENCH_POSTS ?? 1_000_000);
   const runs = Number(process.env.BENCH_QUERY_RUNS ?? 500);
@@ -113,7 +96,7 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
       `viewer ${VIEWER}; up to ${runs} sequential calls per query (at most ${maxSeconds} s, at least 30) after up to 20 warm-up calls, timed around the app's search function (SQL + row mapping), first page of 20`,
     ];
     log("search-query: primary-key lookups …");
-    const base = await sample(lookup, runs, maxSeconds);
+    const base = await timeCalls(lookup, { runs, maxSeconds, minRuns: 30, warmRuns: 20 });
     const baseP50 = percentile(base, 50);
     const baseP99 = percentile(base, 99);
     rows.push({
@@ -126,7 +109,12 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
     for (const pattern of PATTERNS) {
       log(`search-query: ${pattern.label} …`);
       const check = await countStatements(pattern.call);
-      const samples = await sample(pattern.call, runs, maxSeconds);
+      const samples = await timeCalls(pattern.call, {
+        runs,
+        maxSeconds,
+        minRuns: 30,
+        warmRuns: 20,
+      });
       const p50 = percentile(samples, 50);
       const p99 = percentile(samples, 99);
       rows.push({
