@@ -10,7 +10,8 @@ import {
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { listFeed } from "~/features/feed/feed.server";
-import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";
+import { generateDataset, timed } from "./lib/dataset";
+import { type BudgetRow, log, ms, percentile, type StepOutcome, timeCalls } from "./lib/report";
 import { tempDataDir } from "./lib/server";
 
 /**
@@ -35,176 +36,6 @@ const PATTERNS: Pattern[] = [
   { viewerId: "bench-v-150", label: "150 follows" },
   { viewerId: "bench-v-1000", label: "1000 follows" },
 ];
-
-async function timed(label: string, work: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await work();
-  const seconds = (performance.now() - started) / 1000;
-  log(`feed-query: ${label} in ${seconds.toFixed(1)} s`);
-  return seconds;
-}
-
-/** Bulk-generates people, posts, follows, blocks, likes, comments and home timelines. */
-async function generate(handle: DatabaseHandle, postCount: number): Promise<string[]> {
-  const db = handle.db;
-  // Active authors: ~100 posts each at 1M posts, never fewer than 2000 (1000 are followed).
-  const authors = Math.max(2000, Math.round(postCount / 100 / 1000) * 1000);
-  const now = new Date().toISOString();
-  const run = (statement: string) => db.execute(sql.raw(statement));
-  const facts: string[] = [];
-
-  await timed(`${authors + 8} people and profiles`, async () => {
-    await run(`
-      insert into "user" (id, name, email, email_verified, username, created_at, updated_at)
-      select id, 'Bench ' || id, id || '@bench.soundtrail.test', true, replace(id, '-', '_'),
-        timestamp '2024-01-01', timestamp '2024-01-01'
-      from (
-        select 'bench-u-' || i as id from generate_series(1, ${authors}) i
-        union all select 'bench-quiet-' || i from generate_series(1, 5) i
-        union all select unnest(array['bench-v-5', 'bench-v-150', 'bench-v-1000'])
-      ) people`);
-    await run(`
-      insert into profiles (user_id, email, display_name, username, avatar_url, bio, created_at)
-      select id, email, name, username, '/media/' || md5(id)::uuid, 'Here for the music.', created_at
-      from "user" where id like 'bench-%'`);
-  });
-
-  // Posts newest first by g, one every 31 s (~1 year for 1M); the authors take turns, so each
-  // one's posts are spread over the whole year. 85% everyone, 10% followers, 5% only me.
-  const chunk = 250_000;
-  await timed(`${postCount} posts`, async () => {
-    for (let lo = 1; lo <= postCount; lo += chunk) {
-      const hi = Math.min(postCount, lo + chunk - 1);
-      await run(`
-        insert into posts (id, author_id, kind, title, artist, album, link_url, note, mood, audience, created_at)
-        select md5('bench-post-' || g)::uuid,
-          'bench-u-' || (1 + (g::bigint * 7919) % ${authors}),
-          (array['track', 'track', 'album', 'artist', 'playlist'])[1 + g % 5],
-          'Track number ' || g,
-          'Artist ' || (g % 5000),
-          case when g % 3 = 0 then null else 'Album ' || (g % 20000) end,
-          case when g % 2 = 0 then 'https://open.spotify.com/track/' || substr(md5(g::text), 1, 22) end,
-          'On repeat all week, the second half is something else. #tag' || (g % 100),
-          case when g % 5 < 3 then (array['happy', 'chill', 'energetic'])[1 + g % 5] end,
-          case when g % 20 = 0 then 'only_me' when g % 10 = 1 then 'followers' else 'everyone' end,
-          timestamptz '${now}' - g * interval '31 seconds'
-        from generate_series(${lo}, ${hi}) g`);
-      log(`feed-query:   posts ${hi}/${postCount}`);
-    }
-    // The quiet five posted twice each, long ago; the viewers posted 10 times each lately.
-    await run(`
-      insert into posts (id, author_id, kind, title, artist, note, audience, created_at)
-      select md5('bench-quiet-post-' || q || '-' || k)::uuid, 'bench-quiet-' || q, 'album',
-        'Old favourite ' || k, 'Artist ' || q, '', 'everyone',
-        timestamptz '${now}' - (200 + q * 10 + k) * interval '1 day'
-      from generate_series(1, 5) q, generate_series(1, 2) k`);
-    await run(`
-      insert into posts (id, author_id, kind, title, artist, note, audience, created_at)
-      select md5('bench-own-post-' || v || '-' || k)::uuid, v, 'track', 'My pick ' || k,
-        'Artist ' || k, 'Mine.', 'everyone',
-        timestamptz '${now}' - (k * 9 + 1) * interval '1 day'
-      from unnest(array['bench-v-5', 'bench-v-150', 'bench-v-1000']) v, generate_series(1, 10) k`);
-  });
-
-  await timed("follows and blocks", async () => {
-    const follow = (follower: string, followees: string) =>
-      run(`
-        insert into follows (follower_id, followee_id, created_at)
-        select '${follower}', f, timestamp '2024-01-02' from (${followees}) t(f)
-        on conflict do nothing`);
-    await follow("bench-v-5", `select 'bench-quiet-' || k from generate_series(1, 5) k`);
-    await follow(
-      "bench-v-150",
-      `select 'bench-u-' || (1 + (k * 67) % ${authors}) from generate_series(1, 150) k`,
-    );
-    await follow(
-      "bench-v-1000",
-      `select 'bench-u-' || (1 + (k * 7) % ${authors}) from generate_series(1, 1000) k`,
-    );
-    // Everyone else follows 10 people (their own timelines are not generated; see README).
-    await run(`
-      insert into follows (follower_id, followee_id, created_at)
-      select 'bench-u-' || i, 'bench-u-' || (1 + (i - 1 + k * 97) % ${authors}), timestamp '2024-01-02'
-      from generate_series(1, ${authors}) i, generate_series(1, 10) k
-      on conflict do nothing`);
-    await run(`
-      insert into blocks (blocker_id, blocked_id)
-      select v, 'bench-u-' || (${authors} - k)
-      from unnest(array['bench-v-5', 'bench-v-150', 'bench-v-1000']) v, generate_series(0, 4) k
-      union all
-      select 'bench-u-' || i, 'bench-u-' || (1 + (i * 31) % ${authors})
-      from generate_series(1, 1000) i where 1 + (i * 31) % ${authors} <> i
-      on conflict do nothing`);
-  });
-
-  await timed("likes and comments", async () => {
-    for (let lo = 1; lo <= postCount; lo += chunk) {
-      const hi = Math.min(postCount, lo + chunk - 1);
-      // Every other post gets 3 likes; the viewers like one post in 50.
-      await run(`
-        insert into post_likes (post_id, user_id, created_at)
-        select md5('bench-post-' || g)::uuid, 'bench-u-' || (1 + (g::bigint * 31 + k * 977) % ${authors}),
-          timestamptz '${now}' - g * interval '31 seconds' + k * interval '1 minute'
-        from generate_series(${lo}, ${hi}) g, generate_series(1, 3) k
-        where g % 2 = 0
-        union all
-        select md5('bench-post-' || g)::uuid, v, timestamptz '${now}' - g * interval '31 seconds'
-        from generate_series(${lo}, ${hi}) g, unnest(array['bench-v-5', 'bench-v-150', 'bench-v-1000']) v
-        where g % 50 = 0
-        on conflict do nothing`);
-      // One post in five has a comment.
-      await run(`
-        insert into comments (comment_id, post_id, user_id, content, created_at)
-        select md5('bench-comment-' || g)::uuid, md5('bench-post-' || g)::uuid,
-          'bench-u-' || (1 + (g::bigint * 13) % ${authors}), 'Great pick, thanks for sharing!',
-          timestamptz '${now}' - g * interval '31 seconds' + interval '1 hour'
-        from generate_series(${lo}, ${hi}) g
-        where g % 5 = 0`);
-      log(`feed-query:   likes and comments ${hi}/${postCount}`);
-    }
-  });
-
-  await timed("home timelines (fan-out on write)", async () => {
-    // fanOutPost: every post goes into its author's own timeline …
-    await run(`
-      insert into home_timeline (user_id, created_at, post_id, author_id)
-      select author_id, created_at, id, author_id from posts`);
-    // … and, unless "only me", into each follower's (the viewers'; see README).
-    await run(`
-      insert into home_timeline (user_id, created_at, post_id, author_id)
-      select f.follower_id, p.created_at, p.id, p.author_id
-      from follows f join posts p on p.author_id = f.followee_id
-      where f.follower_id in ('bench-v-5', 'bench-v-150', 'bench-v-1000') and p.audience <> 'only_me'
-      on conflict do nothing`);
-  });
-
-  const counts = await db.execute(
-    sql.raw(`select
-      (select count(*) from "user")::int as people,
-      (select count(*) from posts)::int as posts,
-      (select count(*) from follows)::int as follows,
-      (select count(*) from post_likes)::int as likes,
-      (select count(*) from comments)::int as comments,
-      (select count(*) from home_timeline)::int as timeline`),
-  );
-  const c = (counts as unknown as { rows: Record<string, number>[] }).rows[0] ?? {};
-  facts.push(
-    `data: ${c.people} people (${authors} active authors), ${c.posts} posts, ${c.follows} follows, ` +
-      `${c.likes} likes, ${c.comments} comments, ${c.timeline} home_timeline rows`,
-  );
-  const perViewer = await db.execute(
-    sql.raw(`select user_id, count(*)::int as n from home_timeline
-      where user_id in ('bench-v-5', 'bench-v-150', 'bench-v-1000') group by user_id order by n`),
-  );
-  facts.push(
-    `timeline rows per viewer: ${(
-      perViewer as unknown as { rows: { user_id: string; n: number }[] }
-    ).rows
-      .map((r) => `${r.user_id} ${r.n}`)
-      .join(", ")}`,
-  );
-  return facts;
-}
 
 /**
  * EXPLAIN ANALYZE of the exact statement listFeed sends (captured from the PGlite client), to
@@ -264,17 +95,12 @@ async function measure(
         `listFeed sent ${check.statements} statements for ${pattern.label}, expected 1`,
       );
     }
-    const warmUntil = performance.now() + 5_000;
-    for (let i = 0; i < Math.min(100, runs) && performance.now() < warmUntil; i++) {
-      await call(pattern);
-    }
-    const samples: number[] = [];
-    const stopAt = performance.now() + maxSeconds * 1000;
-    while (samples.length < runs && (samples.length < 50 || performance.now() < stopAt)) {
-      const started = performance.now();
-      await call(pattern);
-      samples.push(performance.now() - started);
-    }
+    const samples = await timeCalls(() => call(pattern), {
+      runs,
+      maxSeconds,
+      minRuns: 50,
+      warmRuns: 100,
+    });
     out.push({ pattern, samples, posts: check.result.posts.length });
   }
   return out;
@@ -295,7 +121,7 @@ export async function benchFeedQuery(): Promise<StepOutcome> {
     await migrateDatabase(handle);
     setDatabase(handle);
     const started = performance.now();
-    const facts = await generate(handle, postCount);
+    const facts = await generateDataset(handle, postCount, "feed-query");
     const generation = (performance.now() - started) / 1000;
     log(`feed-query: generation took ${generation.toFixed(1)} s`);
 
@@ -311,7 +137,7 @@ export async function benchFeedQuery(): Promise<StepOutcome> {
       ["after ANALYZE", "after ANALYZE"],
     ] as const) {
       if (phase === "after ANALYZE") {
-        await timed("ANALYZE", () => handle.db.execute(sql`analyze`));
+        await timed("feed-query", "ANALYZE", () => handle.db.execute(sql`analyze`));
       }
       log(`feed-query: timing ${label} …`);
       planLog.push(`==== ${label}\n`);

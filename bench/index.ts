@@ -4,6 +4,7 @@ import { benchFeedSsr } from "./feed-ssr";
 import { benchHtmlSize } from "./html-size";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
+import { benchSearchQuery } from "./search-query";
 
 /**
  * `npm run bench [-- feed-ssr|feed-query|js-size …]`: measures the ARCHITECTURE §9 budgets on
@@ -16,6 +17,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "feed-query": benchFeedQuery,
   "js-size": benchJsSize,
   "html-size": benchHtmlSize,
+  "search-query": benchSearchQuery,
 };
 
 export async function main(args: string[]): Promise<number> {

@@ -98,10 +98,23 @@ function describeTarget(url: string): string {
   }
 }
 
+/**
+ * The threshold of pg_trgm's `<%` operator ("a word of the name is like the query") in every
+ * session, so people search can use the names' trigram index: the function form
+ * `word_similarity(q, name) >= 0.3` cannot, and scans every profile. 0.3 finds "jonh" for
+ * "John" and "ingird johanson" for "Ingrid Johansson" (pg_trgm's default is a strict 0.6).
+ */
+export const WORD_SIMILARITY_THRESHOLD = 0.3;
+
 /** Opens the database: PostgreSQL when a URL is given, PGlite otherwise. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      // Every pooled connection starts with the session settings the queries rely on.
+      options: `-c pg_trgm.word_similarity_threshold=${WORD_SIMILARITY_THRESHOLD}`,
+    });
     // An idle pooled connection that the server closes (restart, failover, a dropped test
     // database) is reported here; without a listener Node would crash the whole process.
     // The pool discards that connection and opens a new one on the next query.
@@ -159,6 +172,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // tables (every profile, every image) to join the 21 rows of a feed page instead of probing
   // their indexes. One session, so this holds for the process.
   await pglite.exec("set random_page_cost = 1.1");
+  await pglite.exec(`set pg_trgm.word_similarity_threshold = ${WORD_SIMILARITY_THRESHOLD}`);
   const db = drizzlePglite({
     client: pglite,
     schema,

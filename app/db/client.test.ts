@@ -2,9 +2,15 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DatabaseUnavailableError, openDatabase, pingDatabase } from "./client.server";
+import {
+  DatabaseUnavailableError,
+  openDatabase,
+  pingDatabase,
+  rowsOf,
+  WORD_SIMILARITY_THRESHOLD,
+} from "./client.server";
 import { migrateDatabase } from "./migrate.server";
 import { appMeta } from "./schema";
 import { createTestDatabase, type TestDatabase } from "./test-db.server";
@@ -27,6 +33,24 @@ describe("database layer", () => {
     await migrateDatabase(testDb);
     const rows = await testDb.db.select({ n: count() }).from(appMeta);
     expect(rows).toEqual([{ n: 1 }]);
+  });
+
+  it("gives every session the settings search relies on, and no GIN pending lists", async () => {
+    // People search's `<%` (index-assisted) must mean what word_similarity(…) >= 0.3 meant.
+    const threshold = await testDb.db.execute(
+      sql`select current_setting('pg_trgm.word_similarity_threshold') as threshold`,
+    );
+    expect(rowsOf<{ threshold: string }>(threshold)).toEqual([
+      { threshold: String(WORD_SIMILARITY_THRESHOLD) },
+    ]);
+    const gin = rowsOf<{ name: string; options: string[] | null }>(
+      await testDb.db.execute(sql`
+        select c.relname as name, c.reloptions as options
+        from pg_class c join pg_am am on am.oid = c.relam
+        where am.amname = 'gin' and c.relkind = 'i' order by 1`),
+    );
+    expect(gin.length).toBeGreaterThanOrEqual(6);
+    for (const index of gin) expect(index.options, index.name).toContain("fastupdate=off");
   });
 });
 

@@ -57,3 +57,32 @@ export function percentile(samples: readonly number[], p: number): number {
 export function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }
+
+/**
+ * Times `call` sequentially: up to `warmRuns` warm-up calls (at most 5 s), then up to `runs`
+ * timed calls, stopping after `maxSeconds` once `minRuns` are in. Milliseconds per call.
+ */
+export async function timeCalls(
+  call: () => Promise<unknown>,
+  options: { runs: number; maxSeconds: number; minRuns: number; warmRuns: number },
+): Promise<number[]> {
+  const warmUntil = performance.now() + 5_000;
+  for (
+    let i = 0;
+    i < Math.min(options.warmRuns, options.runs) && performance.now() < warmUntil;
+    i++
+  ) {
+    await call();
+  }
+  const samples: number[] = [];
+  const stopAt = performance.now() + options.maxSeconds * 1000;
+  while (
+    samples.length < options.runs &&
+    (samples.length < options.minRuns || performance.now() < stopAt)
+  ) {
+    const started = performance.now();
+    await call();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}

@@ -167,6 +167,47 @@ test.describe
       await expect(page.getByRole("listbox", { name: "Recent searches" })).toBeHidden();
     });
 
+    test("the header's box on any page: Ctrl-K, type, arrow down, Enter; on a phone behind a button", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, sam);
+      await gotoHydrated(page, "/notifications");
+      const box = page
+        .getByRole("banner")
+        .getByRole("combobox", { name: "Search people, posts, music and tags" });
+      await page.getByRole("heading", { level: 1 }).click();
+      await page.keyboard.press("Control+k");
+      await expect(box).toBeFocused();
+      await box.pressSequentially("sigur");
+      const list = page.getByRole("listbox", { name: "Suggestions" });
+      const artist = list.getByRole("option", { name: /^Sigur Rós \d+ posts?$/ });
+      await expect(artist).toBeVisible();
+      // People come first when a name matches too: arrow down to the artist.
+      const names = await list.getByRole("option").allTextContents();
+      const index = names.findIndex((name) => /^Sigur Rós\s*\d+ posts?$/.test(name));
+      expect(index).toBeGreaterThanOrEqual(0);
+      for (let i = 0; i <= index; i++) await box.press("ArrowDown");
+      await expect(artist).toHaveAttribute("aria-selected", "true");
+      await box.press("Enter");
+      await expect(page).toHaveURL(/artist=Sigur\+R%C3%B3s/);
+      await expect(page.getByRole("article").filter({ hasText: title })).toBeVisible();
+      // On /search itself the page's box is the only one, and the shortcut goes to it.
+      await expect(page.getByRole("combobox")).toHaveCount(1);
+
+      // A phone: the box hides behind the header's search button; Enter searches.
+      await page.setViewportSize({ width: 390, height: 800 });
+      await gotoHydrated(page, "/feed");
+      const reveal = page.getByRole("banner").getByRole("button", { name: "Search" });
+      await expect(box).toBeHidden();
+      await reveal.click();
+      await expect(reveal).toHaveAttribute("aria-expanded", "true");
+      await box.fill("goosebumps");
+      await box.press("Enter");
+      await expect(page).toHaveURL(/\/search\?q=goosebumps/);
+      await expect(page.getByRole("article").filter({ hasText: title })).toBeVisible();
+      await page.context().close();
+    });
+
     test("works without JavaScript", async ({ browser }) => {
       const page = await pageAs(browser, sam, { javaScriptEnabled: false });
       await page.goto("/search");

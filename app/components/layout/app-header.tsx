@@ -56,6 +56,7 @@ export function AppHeader({
   notificationBadge = null,
   notificationsName,
   status = null,
+  search = null,
 }: {
   viewer: HeaderViewer | null;
   colorMode: ColorMode;
@@ -64,6 +65,8 @@ export function AppHeader({
   notificationsName?: string;
   /** Shown before the user menu: the live connection's state. */
   status?: ReactNode;
+  /** The header's search box (signed-in pages); it replaces the Search link on wide screens. */
+  search?: ReactNode;
 }) {
   const [open, setOpen] = useState(false);
   const navId = useId();
@@ -87,7 +90,7 @@ export function AppHeader({
 
   return (
     <header className="sticky top-0 z-30 border-b border-border bg-background/95 backdrop-blur">
-      <div className="mx-auto flex h-16 max-w-6xl items-center gap-3 px-4">
+      <div className="mx-auto flex h-16 max-w-7xl items-center gap-3 px-4">
         <Logo to="/feed" />
         <nav
           id={navId}
@@ -99,7 +102,7 @@ export function AppHeader({
         >
           <ul className="flex flex-col gap-1 md:flex-row md:items-center">
             {items.map(({ to, label, icon, badge, accessibleName }) => (
-              <li key={to}>
+              <li key={to} className={cn(search && to === "/search" && "md:hidden")}>
                 <NavLink
                   to={to}
                   aria-label={accessibleName}
@@ -117,7 +120,7 @@ export function AppHeader({
                   }
                 >
                   <Icon name={icon} className="size-4" />
-                  <span className="md:sr-only lg:not-sr-only">{label}</span>
+                  <span className="md:sr-only xl:not-sr-only">{label}</span>
                   {badge}
                 </NavLink>
               </li>
@@ -128,7 +131,8 @@ export function AppHeader({
             <ColorModeSwitch current={colorMode} />
           </div>
         </nav>
-        <div className="ml-auto flex items-center gap-2">
+        <div className="ml-auto flex shrink-0 items-center gap-2">
+          {search}
           {status}
           <div className="hidden sm:block">
             <ColorModeSwitch current={colorMode} />
@@ -199,7 +203,7 @@ function UserMenu({ viewer }: { viewer: HeaderViewer | null }) {
       <Form method="post" action="/auth/logout">
         <Button type="submit" variant="ghost" size="sm" className="whitespace-nowrap">
           <Icon name="log-out" className="size-4" />
-          <span className="sr-only sm:not-sr-only">Sign out</span>
+          <span className="sr-only sm:not-sr-only xl:sr-only 2xl:not-sr-only">Sign out</span>
         </Button>
       </Form>
     </div>

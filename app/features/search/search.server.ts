@@ -19,8 +19,6 @@ export const TOP_SECTION_SIZE = 4;
 /** How far back "trending" looks. */
 export const TRENDING_DAYS = 7;
 
-/** Lowest trigram word similarity that still counts as "that name, misspelt" ("jonh" ~ "John"). */
-const NAME_SIMILARITY = 0.3;
 
 export interface SearchPage<T> {
   items: T[];
@@ -160,7 +158,7 @@ export async function searchPeople(options: SearchOptions): Promise<SearchPage<P
         exists (select 1 from ${follows} where ${follows.followerId} = ${profiles.userId} and ${follows.followeeId} = ${viewerId}) as follows_viewer,
         ${score} as score
       from ${profiles}
-      where (${nameKey} like ${likeAnywhere(query)} or word_similarity(${q}, ${nameKey}) >= ${NAME_SIMILARITY})
+      where (${nameKey} like ${likeAnywhere(query)} or ${q} <% ${nameKey})
         and not ${blockedBetween(profiles.userId, viewerId)}
         ${after}
       order by score desc, id asc

@@ -1,4 +1,4 @@
-import { Link, Outlet, useMatches, useRouteLoaderData } from "react-router";
+import { Link, Outlet, useLocation, useMatches, useRouteLoaderData } from "react-router";
 import { AppHeader, type HeaderViewer } from "~/components/layout/app-header";
 import { SiteFooter } from "~/components/layout/site-footer";
 import {
@@ -7,6 +7,7 @@ import {
 } from "~/features/notifications/components/unread-badge";
 import { LiveStatus } from "~/features/realtime/components/live-status";
 import { LiveProvider } from "~/features/realtime/live-provider";
+import { HeaderSearch } from "~/features/search/components/header-search";
 import { redirectRulesMiddleware } from "~/lib/guards.server";
 import { useColorModePreference } from "~/lib/use-color-mode";
 import { cn } from "~/lib/utils";
@@ -27,6 +28,8 @@ function LiveAppHeader({
   colorMode: ReturnType<typeof useColorModePreference>;
 }) {
   const notificationsName = useNotificationsLabel();
+  // `/search` has its own big box (and takes the shortcut); every other page has the header's.
+  const isSearchPage = useLocation().pathname === "/search";
   return (
     <AppHeader
       viewer={viewer}
@@ -34,6 +37,7 @@ function LiveAppHeader({
       notificationBadge={viewer ? <UnreadBadge /> : null}
       notificationsName={viewer ? notificationsName : undefined}
       status={viewer ? <LiveStatus /> : null}
+      search={viewer && !isSearchPage ? <HeaderSearch /> : null}
     />
   );
 }

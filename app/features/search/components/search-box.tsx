@@ -77,15 +77,27 @@ function optionsFrom(data: SearchPageData | undefined, q: string): Option[] {
  * music and tags as you type (debounced; a newer request replaces the older one) and offers
  * recent searches kept on this device. An ARIA 1.2 combobox: arrow keys move, Enter opens,
  * Escape closes. `/` or Ctrl/⌘-K focus it from anywhere on the page.
+ *
+ * Two variants: `page` (the big box on `/search`, with a Search button) and `header` (compact,
+ * in the header of every other signed-in page; Enter submits). A page renders only one of them,
+ * so the shortcut is registered once.
  */
 export function SearchBox({
   q,
   type,
   className,
+  variant = "page",
+  onShortcut,
+  onDone,
 }: {
   q: string;
   type: SearchType;
   className?: string;
+  variant?: "page" | "header";
+  /** Called when `/` or Ctrl/⌘-K is pressed, before the box takes the focus (to reveal it). */
+  onShortcut?: () => void;
+  /** Called after a search is submitted or a suggestion chosen (to hide a revealed box). */
+  onDone?: () => void;
 }) {
   const id = useId();
   const listId = `${id}-list`;
@@ -97,6 +109,9 @@ export function SearchBox({
   const [active, setActive] = useState(-1);
   const [recent, setRecent] = useState<string[]>([]);
   const typed = value.trim();
+  const shortcutRef = useRef(onShortcut);
+  shortcutRef.current = onShortcut;
+  const isHeader = variant === "header";
 
   useEffect(() => setValue(q), [q]);
 
@@ -119,8 +134,12 @@ export function SearchBox({
         (event.key === "/" && !isTyping && !event.ctrlKey && !event.metaKey && !event.altKey);
       if (!isShortcut) return;
       event.preventDefault();
-      inputRef.current?.focus();
-      inputRef.current?.select();
+      shortcutRef.current?.();
+      // After a reveal has rendered: a hidden input cannot take the focus.
+      requestAnimationFrame(() => {
+        inputRef.current?.focus();
+        inputRef.current?.select();
+      });
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
@@ -159,6 +178,7 @@ export function SearchBox({
   const choose = (option: Option) => {
     remember(option.query);
     close();
+    onDone?.();
     navigate(option.href);
   };
 
@@ -177,6 +197,10 @@ export function SearchBox({
       if (isExpanded) {
         event.preventDefault();
         close();
+      } else if (isHeader) {
+        // A second Escape leaves the header's box (and hides it again on a phone).
+        inputRef.current?.blur();
+        onDone?.();
       }
     } else if (event.key === "Enter" && activeOption) {
       event.preventDefault();
@@ -193,6 +217,7 @@ export function SearchBox({
       onSubmit={() => {
         remember(value);
         close();
+        onDone?.();
       }}
     >
       <label htmlFor={`${id}-q`} className="sr-only">
@@ -224,14 +249,18 @@ export function SearchBox({
           onBlur={() => setTimeout(close, 120)}
           onKeyDown={onKeyDown}
           maxLength={SEARCH_QUERY_MAX_LENGTH}
-          placeholder="People, songs, artists, #tags…"
+          placeholder={isHeader ? "Search…" : "People, songs, artists, #tags…"}
           autoComplete="off"
           enterKeyHint="search"
-          className="h-11 w-full rounded-lg border border-border bg-background pr-3 pl-9 text-base placeholder:text-muted-foreground focus-visible:outline-2 focus-visible:outline-ring"
+          className={cn(
+            "w-full rounded-lg border border-border bg-background pr-3 pl-9 placeholder:text-muted-foreground focus-visible:outline-2 focus-visible:outline-ring",
+            isHeader ? "h-9 text-sm" : "h-11 text-base",
+          )}
         />
         <div
           className={cn(
             "absolute top-full right-0 left-0 z-30 mt-1 overflow-hidden rounded-lg border border-border bg-card shadow-lg",
+            isHeader && "md:right-auto md:w-80",
             !isExpanded && "hidden",
           )}
         >
@@ -292,9 +321,11 @@ export function SearchBox({
         </div>
       </div>
       {type !== "top" ? <input type="hidden" name="type" value={type} /> : null}
-      <Button type="submit" className="h-11">
-        Search
-      </Button>
+      {isHeader ? null : (
+        <Button type="submit" className="h-11">
+          Search
+        </Button>
+      )}
     </Form>
   );
 }
