@@ -26,6 +26,9 @@ export async function appBuild(): Promise<string> {
       return path.resolve(ROOT, given);
     }
   }
+  // A finished build of the body-limits suite serves as well (version.json is written last).
+  const limits = path.join(ROOT, "build-limits");
+  if (existsSync(path.join(limits, "client", "version.json"))) return limits;
   const dir = path.join(ROOT, "build-live");
   const done = path.join(dir, "client", "version.json");
   const lock = `${dir}.lock`;
