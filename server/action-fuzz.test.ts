@@ -153,7 +153,7 @@ const hostileString = fc.oneof(
 
 interface Body {
   contentType: string | null;
-  body: string | Buffer | FormData;
+  body: string | Blob | FormData;
   label: string;
 }
 
@@ -192,12 +192,12 @@ function bodyArbitrary(route: ActionRoute): fc.Arbitrary<Body> {
     })),
     fields.map((pairs) => ({
       contentType: null,
-      body: Buffer.from(pairs.map(([k, v]) => `${k}=${v}`).join("&")),
+      body: new Blob([pairs.map(([k, v]) => `${k}=${v}`).join("&")]),
       label: "no content type",
     })),
     fc.uint8Array({ maxLength: 200 }).map((bytes) => ({
       contentType: "multipart/form-data; boundary=fuzz",
-      body: Buffer.from(bytes),
+      body: new Blob([bytes]),
       label: "broken multipart",
     })),
   );
