@@ -13,7 +13,10 @@ import { migrateDatabase } from "~/db/migrate.server";
 import { account, profiles, user } from "~/db/schema";
 import { hashPassword } from "~/features/auth/password.server";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** The checkout; from a bundle under node_modules/.cache (npm run bench) the working directory. */
+const ROOT = import.meta.url.includes("/node_modules/")
+  ? process.cwd()
+  : fileURLToPath(new URL("../..", import.meta.url));
 
 /**
  * The app build to run: one given by the environment (BODY_LIMITS_BUILD_DIR, SCALE_OUT_BUILD_DIR),
