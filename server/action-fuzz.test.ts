@@ -230,7 +230,7 @@ describe("fuzzing every action (never a 5xx)", () => {
           .values({ commentId: COMMENT_ID, postId: POST_ID, userId: MEMBER.id, content: "hi" });
       },
     });
-  }, 240_000);
+  }, 420_000);
 
   afterAll(async () => {
     await server?.stop();

@@ -25,7 +25,7 @@ describe("50 people at once (mixed workload)", () => {
 
   beforeAll(async () => {
     server = await startLiveServer({ seed: (db) => seedLoad(db, people) });
-  }, 240_000);
+  }, 420_000);
 
   afterAll(async () => {
     await server?.stop();
