@@ -38,6 +38,8 @@ interface Ids {
   hiddenPost: string;
   ownerComment: string;
   spareComment: string;
+  /** A second session of the other member's, which nobody else may end. */
+  otherSession: string;
   owner: LiveAccount;
   other: LiveAccount;
 }
@@ -269,8 +271,13 @@ const POLICIES: Record<string, Policy> = {
     kind: "app-page",
     actions: [
       {
-        name: "revoke a session that is not yours",
-        body: () => ({ intent: "revoke-session", sessionId: "someone-elses-session" }),
+        name: "end someone else's session",
+        // The other member asks to end a session that is not theirs either (their own would
+        // sign them out for the rest of the matrix); the state check below proves it lives.
+        body: (ids, role) => ({
+          intent: "revoke-session",
+          sessionId: role === "other" ? "someone-elses-session" : ids.otherSession,
+        }),
         expect: APP_ACTION(["400", "403", "404", "ok", "redirect"]),
       },
     ],
@@ -521,6 +528,7 @@ const IDS: Ids = {
   hiddenPost: "11110000-0000-4000-8000-000000000003",
   ownerComment: "22220000-0000-4000-8000-000000000001",
   spareComment: "22220000-0000-4000-8000-000000000002",
+  otherSession: "",
   owner: OWNER,
   other: OTHER,
 };
@@ -530,6 +538,7 @@ const COMMENT = "The owners own comment";
 describe("authorization matrix (every route in app/routes.ts × who is asking)", () => {
   let server: LiveServer;
   const cookies: Partial<Record<Role, string>> = {};
+  let otherSpareCookie = "";
   let ip = 10;
   const nextIp = () => `198.51.100.${ip++}`;
 
@@ -561,6 +570,12 @@ describe("authorization matrix (every route in app/routes.ts × who is asking)",
     cookies.admin = await signIn(server.base, ADMIN.email, nextIp());
     cookies.banned = await signIn(server.base, BANNED.email, nextIp());
     cookies.guest = await signInAsGuest(server.base, nextIp());
+    otherSpareCookie = await signIn(server.base, OTHER.email, nextIp());
+    const security = await fetch(`${server.base}/settings/security`, {
+      headers: { Cookie: cookies.other },
+    }).then((r) => r.text());
+    IDS.otherSession = /name="sessionId" value="([^"]+)"/.exec(security)?.[1] ?? "";
+    expect(IDS.otherSession, "the other member's second session").not.toBe("");
     // The ban takes effect on the banned member's very next request.
     const ban = await fetch(`${server.base}/admin/users`, {
       method: "POST",
@@ -682,6 +697,12 @@ describe("authorization matrix (every route in app/routes.ts × who is asking)",
     });
     expect(spare.status).toBe(404);
     await spare.text();
+    // Nobody ended the other member's second session.
+    const spareSession = await fetch(`${server.base}/feed`, {
+      redirect: "manual",
+      headers: { Cookie: otherSpareCookie },
+    });
+    expect(await spareSession.text()).toContain(OTHER.displayName);
     // The ban attempts by non-admins did not ban anyone: the other member still signs in.
     expect(await signIn(server.base, OTHER.email, nextIp())).toContain("session_token");
   }, 120_000);
