@@ -4,6 +4,7 @@ import { benchFeedSsr } from "./feed-ssr";
 import { benchHtmlSize } from "./html-size";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
+import { benchLoad } from "./load";
 import { benchSearchQuery } from "./search-query";
 
 /**
@@ -18,6 +19,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "js-size": benchJsSize,
   "html-size": benchHtmlSize,
   "search-query": benchSearchQuery,
+  load: benchLoad,
 };
 
 export async function main(args: string[]): Promise<number> {
@@ -28,7 +30,8 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
-  const chosen = args.length > 0 ? args : Object.keys(STEPS);
+  // The load run (several minutes) only when asked for by name.
+  const chosen = args.length > 0 ? args : Object.keys(STEPS).filter((step) => step !== "load");
   const outcomes: StepOutcome[] = [];
   const failures: string[] = [];
   for (const step of chosen) {

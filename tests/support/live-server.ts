@@ -1,0 +1,267 @@
+// The production server as a child process on a fresh data dir, for suites that need the real
+// request handler, middleware and PGlite together (authorization matrix, action fuzzing, load).
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build as esbuild } from "esbuild";
+import { type Database, openDatabase } from "~/db/client.server";
+import { migrateDatabase } from "~/db/migrate.server";
+import { account, profiles, user } from "~/db/schema";
+import { hashPassword } from "~/features/auth/password.server";
+
+/** The checkout; from a bundle under node_modules/.cache (npm run bench) the working directory. */
+const ROOT = import.meta.url.includes("/node_modules/")
+  ? process.cwd()
+  : fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * The app build to run: one given by the environment (BODY_LIMITS_BUILD_DIR, SCALE_OUT_BUILD_DIR),
+ * else ./build-live, built once. A lock directory keeps two test files from building it at
+ * the same time.
+ */
+export async function appBuild(): Promise<string> {
+  for (const given of [process.env.BODY_LIMITS_BUILD_DIR, process.env.SCALE_OUT_BUILD_DIR]) {
+    if (given && existsSync(path.resolve(ROOT, given, "server", "index.js"))) {
+      return path.resolve(ROOT, given);
+    }
+  }
+  // A finished build of the body-limits suite serves as well (version.json is written last).
+  const limits = path.join(ROOT, "build-limits");
+  if (existsSync(path.join(limits, "client", "version.json"))) return limits;
+  const dir = path.join(ROOT, "build-live");
+  const done = path.join(dir, "client", "version.json");
+  const lock = `${dir}.lock`;
+  const deadline = Date.now() + 300_000;
+  while (!existsSync(done)) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      // Someone else is building; a lock older than 5 minutes is left over from a crash.
+      const age = existsSync(lock) ? Date.now() - statSync(lock).mtimeMs : 0;
+      if (age > 300_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error("waited 5 minutes for the app build");
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    try {
+      if (existsSync(done)) break;
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
+      for (const key of Object.keys(env)) if (key.startsWith("VITEST")) delete env[key];
+      delete env.BASE_URL;
+      const result = spawnSync("npm", ["run", "build"], {
+        cwd: ROOT,
+        env: { ...env, SOUNDTRAIL_BUILD_DIR: dir },
+        encoding: "utf8",
+      });
+      if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stderr}`);
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+export const LIVE_PASSWORD = "Live-Server-Pass-1977!";
+
+export interface LiveAccount {
+  id: string;
+  email: string;
+  username: string;
+  displayName: string;
+  isAdmin?: boolean;
+}
+
+/** Inserts confirmed accounts that can sign in with LIVE_PASSWORD. */
+export async function insertAccounts(db: Database, accounts: LiveAccount[]): Promise<void> {
+  const hash = await hashPassword(LIVE_PASSWORD);
+  for (const person of accounts) {
+    await db.insert(user).values({
+      id: person.id,
+      name: person.displayName,
+      email: person.email,
+      emailVerified: true,
+      username: person.username,
+    });
+    await db.insert(account).values({
+      id: `${person.id}-credential`,
+      accountId: person.id,
+      providerId: "credential",
+      userId: person.id,
+      password: hash,
+      updatedAt: new Date(),
+    });
+    await db.insert(profiles).values({
+      userId: person.id,
+      email: person.email,
+      displayName: person.displayName,
+      username: person.username,
+      roles: person.isAdmin ? ["admin"] : [],
+    });
+  }
+}
+
+export interface LiveServer {
+  base: string;
+  child: ChildProcess;
+  /** Everything the server wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resident memory of the server process in bytes (Linux /proc), or null. */
+  rss(): number | null;
+  stop(): Promise<void>;
+}
+
+export interface LiveServerOptions {
+  /** Fixtures written into the fresh database before the server opens it. */
+  seed?: (db: Database) => Promise<void>;
+  env?: Record<string, string>;
+}
+
+/** Seeds a fresh data dir, starts the production server on it and waits until it is ready. */
+export async function startLiveServer(options: LiveServerOptions = {}): Promise<LiveServer> {
+  const buildDir = await appBuild();
+  const entry = path.join(buildDir, `server-live-${randomBytes(4).toString("hex")}.mjs`);
+  await esbuild({
+    entryPoints: [path.join(ROOT, "server/index.ts")],
+    outfile: entry,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "warning",
+  });
+  const dataDir = mkdtempSync(path.join(tmpdir(), "st-live-"));
+  const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
+  try {
+    await migrateDatabase(handle);
+    await options.seed?.(handle.db);
+  } finally {
+    await handle.close();
+  }
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith("VITEST") && key !== "DATABASE_URL" && key !== "SMTP_URL") {
+      env[key] = value;
+    }
+  }
+  let output = "";
+  const child = spawn(process.execPath, [entry], {
+    cwd: ROOT,
+    env: {
+      ...env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: base,
+      DATA_DIR: dataDir,
+      SOUNDTRAIL_BUILD_DIR: buildDir,
+      LOG_LEVEL: "warn",
+      // Each simulated person picks a client address, so per-address limits stay per person.
+      TRUST_PROXY: "on",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d) => {
+    output += d;
+  });
+  child.stderr?.on("data", (d) => {
+    output += d;
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(entry, { force: true });
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`the server exited:\n${output}`);
+    }
+    const ready = await fetch(`${base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the server did not get ready:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const rss = () => {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
+      return kb ? Number(kb) * 1024 : null;
+    } catch {
+      return null;
+    }
+  };
+  return { base, child, output: () => output, rss, stop };
+}
+
+/** `name=value; …` from a response's Set-Cookie headers (the session cookie among them). */
+export function cookiesOf(response: Response): string {
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .filter((c) => !/=$/.test(c ?? ""))
+    .join("; ");
+}
+
+/** Signs in with e-mail and password from client address `ip`; returns the Cookie header. */
+export async function signIn(base: string, email: string, ip: string): Promise<string> {
+  const response = await fetch(`${base}/auth/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: base,
+      "X-Forwarded-For": ip,
+    },
+    body: new URLSearchParams({ intent: "password", email, password: LIVE_PASSWORD }),
+  });
+  const cookie = cookiesOf(response);
+  if (!cookie.includes("session_token")) {
+    throw new Error(`sign-in as ${email} failed: ${response.status} ${await response.text()}`);
+  }
+  return cookie;
+}
+
+/** Continues as a guest from client address `ip`; returns the Cookie header. */
+export async function signInAsGuest(base: string, ip: string): Promise<string> {
+  const response = await fetch(`${base}/auth/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: base,
+      "X-Forwarded-For": ip,
+    },
+    body: "intent=guest",
+  });
+  const cookie = cookiesOf(response);
+  if (!cookie.includes("session_token")) {
+    throw new Error(`guest sign-in failed: ${response.status} ${await response.text()}`);
+  }
+  return cookie;
+}
