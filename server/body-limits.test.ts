@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http, { type IncomingHttpHeaders } from "node:http";
 import { createServer } from "node:net";
@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { productionBuild } from "../tests/support/production-build";
 import { BODY_LIMITS, bodyClassFor, checkDeclaredBody } from "./body-limits";
 
 /*
@@ -14,7 +15,7 @@ import { BODY_LIMITS, bodyClassFor, checkDeclaredBody } from "./body-limits";
  * over each route class's limit (declared, and chunked with no length), bodies where none
  * belongs, missing and wrong content types — signed out and signed in as a guest. Every answer
  * is a 413, 400 or 415, and the server is still up at the end. The app build is reused
- * (BODY_LIMITS_BUILD_DIR / SCALE_OUT_BUILD_DIR, else ./build-limits, built once); the node
+ * (tests/support/production-build.ts: one build shared by the server suites); the node
  * server is always bundled fresh from server/index.ts, so this tests the code as it is.
  */
 
@@ -70,28 +71,6 @@ describe("body classes", () => {
     );
   });
 });
-
-/** The app build to run: one given by the environment, else ./build-limits (built if missing). */
-function appBuild(): string {
-  for (const given of [process.env.BODY_LIMITS_BUILD_DIR, process.env.SCALE_OUT_BUILD_DIR]) {
-    if (given && existsSync(path.resolve(ROOT, given, "server", "index.js"))) {
-      return path.resolve(ROOT, given);
-    }
-  }
-  const dir = path.join(ROOT, "build-limits");
-  if (!existsSync(path.join(dir, "server", "index.js"))) {
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
-    for (const key of Object.keys(env)) if (key.startsWith("VITEST")) delete env[key];
-    delete env.BASE_URL;
-    const result = spawnSync("npm", ["run", "build"], {
-      cwd: ROOT,
-      env: { ...env, SOUNDTRAIL_BUILD_DIR: dir },
-      encoding: "utf8",
-    });
-    if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stderr}`);
-  }
-  return dir;
-}
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -199,7 +178,7 @@ describe("body limits and malformed requests", () => {
   let guestCookie = "";
 
   beforeAll(async () => {
-    const buildDir = appBuild();
+    const buildDir = await productionBuild();
     const entry = path.join(buildDir, "server-under-test.mjs");
     await esbuild({
       entryPoints: [path.join(ROOT, "server/index.ts")],

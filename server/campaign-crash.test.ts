@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,6 +16,7 @@ import { getAuth, resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { createTestUser } from "../tests/support/factories";
 import { type GatedSmtpSink, startGatedSmtpSink } from "../tests/support/gated-smtp-sink";
+import { productionBuild } from "../tests/support/production-build";
 
 /*
  * Crash and faults: a bulk e-mail of 30 mails killed (SIGKILL) twice mid-send — once while a
@@ -51,25 +52,6 @@ function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     env[key] = value;
   }
   return { ...env, ...overrides };
-}
-
-/** The production build: CRASH_TEST_BUILD_DIR or SCALE_OUT_BUILD_DIR when one holds a build (CI's e2e build), else a fresh one. */
-function ensureBuild(): string {
-  for (const given of [process.env.CRASH_TEST_BUILD_DIR, process.env.SCALE_OUT_BUILD_DIR]) {
-    if (!given) continue;
-    const dir = path.resolve(ROOT, given);
-    if (existsSync(path.join(dir, "server.mjs"))) return dir;
-  }
-  const dir = path.join(ROOT, "build-crash");
-  const result = spawnSync("npm", ["run", "build"], {
-    cwd: ROOT,
-    env: childEnv({ NODE_ENV: "production", SOUNDTRAIL_BUILD_DIR: dir }),
-    encoding: "utf8",
-  });
-  if (result.status !== 0) {
-    throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
-  }
-  return dir;
 }
 
 async function freePort(): Promise<number> {
@@ -187,7 +169,7 @@ describe(`a bulk e-mail killed mid-send (kill -9) and restarted, on ${ON_POSTGRE
   }
 
   beforeAll(async () => {
-    buildDir = ensureBuild();
+    buildDir = await productionBuild();
     dataDir = mkdtempSync(path.join(tmpdir(), "st-crash-"));
     port = await freePort();
     base = `http://127.0.0.1:${port}`;

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, createServer, type Server as NetServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,6 +12,7 @@ import { hashPassword } from "~/features/auth/password.server";
 import { getAuth, resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { createTestUser } from "../tests/support/factories";
+import { productionBuild } from "../tests/support/production-build";
 
 /*
  * Database outage, on PostgreSQL: a production server process talks to PostgreSQL through a
@@ -38,25 +39,6 @@ function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     env[key] = value;
   }
   return { ...env, ...overrides };
-}
-
-/** The production build: OUTAGE_TEST_BUILD_DIR or SCALE_OUT_BUILD_DIR when one holds a build, else a fresh one. */
-function ensureBuild(): string {
-  for (const given of [process.env.OUTAGE_TEST_BUILD_DIR, process.env.SCALE_OUT_BUILD_DIR]) {
-    if (!given) continue;
-    const dir = path.resolve(ROOT, given);
-    if (existsSync(path.join(dir, "server.mjs"))) return dir;
-  }
-  const dir = path.join(ROOT, "build-outage");
-  const result = spawnSync("npm", ["run", "build"], {
-    cwd: ROOT,
-    env: childEnv({ NODE_ENV: "production", SOUNDTRAIL_BUILD_DIR: dir }),
-    encoding: "utf8",
-  });
-  if (result.status !== 0) {
-    throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
-  }
-  return dir;
 }
 
 async function freePort(): Promise<number> {
@@ -135,7 +117,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     let dataDir: string;
 
     beforeAll(async () => {
-      const buildDir = ensureBuild();
+      const buildDir = await productionBuild();
       testDb = await createTestDatabase();
       setDatabase(testDb);
       resetAuth();

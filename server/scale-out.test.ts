@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,6 +14,7 @@ import type { NotificationView } from "~/features/notifications/types";
 import { getAuth, resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { createTestUser, type TestUser } from "../tests/support/factories";
+import { productionBuild } from "../tests/support/production-build";
 import { createTestPost } from "../tests/support/social-factories";
 
 /*
@@ -41,25 +42,6 @@ function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     env[key] = value;
   }
   return { ...env, ...overrides };
-}
-
-/** The production build: SCALE_OUT_BUILD_DIR when it holds one (CI's e2e build), else a fresh one. */
-function ensureBuild(): string {
-  const given = process.env.SCALE_OUT_BUILD_DIR;
-  if (given) {
-    const dir = path.resolve(ROOT, given);
-    if (existsSync(path.join(dir, "server.mjs"))) return dir;
-  }
-  const dir = path.join(ROOT, "build-scale");
-  const result = spawnSync("npm", ["run", "build"], {
-    cwd: ROOT,
-    env: childEnv({ NODE_ENV: "production", SOUNDTRAIL_BUILD_DIR: dir }),
-    encoding: "utf8",
-  });
-  if (result.status !== 0) {
-    throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
-  }
-  return dir;
 }
 
 /** `count` distinct free ports (all held open while choosing, so none is handed out twice). */
@@ -325,7 +307,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL
     resetAuth();
     const databaseUrl = testDb.databaseUrl;
     if (!databaseUrl) throw new Error("the test database has no URL");
-    const buildDir = ensureBuild();
+    const buildDir = await productionBuild();
     const [portA = 0, portB = 0] = await freePorts(2);
     a = startInstance("a", portA, buildDir, databaseUrl);
     b = startInstance("b", portB, buildDir, databaseUrl);

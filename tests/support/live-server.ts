@@ -1,8 +1,8 @@
 // The production server as a child process on a fresh data dir, for suites that need the real
 // request handler, middleware and PGlite together (authorization matrix, action fuzzing, load).
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,58 +12,15 @@ import { type Database, openDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { account, profiles, user } from "~/db/schema";
 import { hashPassword } from "~/features/auth/password.server";
+import { productionBuild } from "./production-build";
 
 /** The checkout; from a bundle under node_modules/.cache (npm run bench) the working directory. */
 const ROOT = import.meta.url.includes("/node_modules/")
   ? process.cwd()
   : fileURLToPath(new URL("../..", import.meta.url));
 
-/**
- * The app build to run: one given by the environment (BODY_LIMITS_BUILD_DIR, SCALE_OUT_BUILD_DIR),
- * else ./build-live, built once. A lock directory keeps two test files from building it at
- * the same time.
- */
-export async function appBuild(): Promise<string> {
-  for (const given of [process.env.BODY_LIMITS_BUILD_DIR, process.env.SCALE_OUT_BUILD_DIR]) {
-    if (given && existsSync(path.resolve(ROOT, given, "server", "index.js"))) {
-      return path.resolve(ROOT, given);
-    }
-  }
-  // A finished build of the body-limits suite serves as well (version.json is written last).
-  const limits = path.join(ROOT, "build-limits");
-  if (existsSync(path.join(limits, "client", "version.json"))) return limits;
-  const dir = path.join(ROOT, "build-live");
-  const done = path.join(dir, "client", "version.json");
-  const lock = `${dir}.lock`;
-  const deadline = Date.now() + 300_000;
-  while (!existsSync(done)) {
-    try {
-      mkdirSync(lock);
-    } catch {
-      // Someone else is building; a lock older than 5 minutes is left over from a crash.
-      const age = existsSync(lock) ? Date.now() - statSync(lock).mtimeMs : 0;
-      if (age > 300_000) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error("waited 5 minutes for the app build");
-      await new Promise((r) => setTimeout(r, 500));
-      continue;
-    }
-    try {
-      if (existsSync(done)) break;
-      const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
-      for (const key of Object.keys(env)) if (key.startsWith("VITEST")) delete env[key];
-      delete env.BASE_URL;
-      const result = spawnSync("npm", ["run", "build"], {
-        cwd: ROOT,
-        env: { ...env, SOUNDTRAIL_BUILD_DIR: dir },
-        encoding: "utf8",
-      });
-      if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stderr}`);
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-  }
-  return dir;
-}
+/** The app build to run (see production-build.ts). */
+export const appBuild = productionBuild;
 
 async function freePort(): Promise<number> {
   const probe = createServer();
