@@ -19,14 +19,25 @@ export const DEFAULT_AUDIENCE_HINTS = {
   only_me: "Only you: a private music diary.",
 } as const;
 
+/** How long a prepared data archive stays downloadable (days). */
+export const EXPORT_KEEP_DAYS = 7;
+
 export const USERNAME_RULES = "Use 3–30 letters, digits, “_” or “.”.";
 export const USERNAME_TAKEN = "That username is taken. Try another one.";
 
 /** The sections of /settings, in menu order. */
 export const SETTINGS_SECTIONS = [
   { slug: "profile", label: "Profile", description: "Your name, username, bio and picture" },
-  { slug: "account", label: "Account", description: "E-mail, phone, and deleting your account" },
-  { slug: "security", label: "Security", description: "Password, two-step sign-in, sessions" },
+  {
+    slug: "account",
+    label: "Account",
+    description: "E-mail, phone, ways to sign in, deleting your account",
+  },
+  {
+    slug: "security",
+    label: "Security",
+    description: "Password, two-step sign-in, backup codes, sessions",
+  },
   { slug: "notifications", label: "Notifications", description: "What you hear about, and how" },
   {
     slug: "privacy",

@@ -6,11 +6,10 @@ import { renderEmail } from "~/features/mail/render";
 import { getEnv } from "~/lib/env.server";
 import { AppError } from "~/lib/errors";
 import { logger } from "~/lib/logger.server";
+import { EXPORT_KEEP_DAYS } from "./constants";
 import { exportPersonData } from "./export.server";
 import { createZip, type ZipEntry } from "./zip.server";
 
-/** How long a finished archive stays downloadable. */
-export const EXPORT_KEEP_DAYS = 7;
 /** A "running" export not touched for this long was cut off (its instance stopped). */
 const STALLED_MS = 5 * 60 * 1000;
 export const EXPORT_NOT_FOUND = "This download is not available. Prepare a new one.";
