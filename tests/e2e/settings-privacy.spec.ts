@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { inflateRawSync } from "node:zlib";
 import { type Browser, type Page, test } from "@playwright/test";
 import { COLOR_MODE_COOKIE, expect, expectNoAxeViolations, gotoHydrated } from "./fixtures";
 import { type Person, signUp } from "./people";
@@ -196,5 +197,63 @@ test("backup codes are regenerated in settings and shown once; the dark theme pa
   // Shown once: a reload shows how many are left, not the codes.
   await page.reload();
   await expect(page.getByRole("list", { name: "Backup codes" })).toHaveCount(0);
+  await page.context().close();
+});
+
+/** The files of a zip, read through its central directory. */
+function readZip(zip: Buffer): Map<string, Buffer> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const files = new Map<string, Buffer>();
+  for (let i = 0; i < count; i++) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString("utf8");
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const body = zip.subarray(start, start + size);
+    files.set(name, method === 8 ? inflateRawSync(body) : Buffer.from(body));
+    at += 46 + nameLength;
+  }
+  return files;
+}
+
+test("prepares the data export in the background and the zip holds the person's posts", async ({
+  browser,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  const person = await signUp(browser, request, `export${Date.now() % 1_000_000}`, "Ezra Export");
+  const page = await pageAs(browser, person);
+  await gotoHydrated(page, "/feed");
+  await page.locator("body").press("n");
+  await page.getByLabel("Track title").fill("Exported Anthem");
+  await page.getByRole("combobox", { name: "Artist", exact: true }).fill("Stereolab");
+  await page.getByRole("button", { name: "Share" }).click();
+  await expect(page.getByText("is on your feed")).toBeVisible();
+
+  await gotoHydrated(page, "/settings/data");
+  await page.getByRole("button", { name: "Prepare my data" }).click();
+  await expect(page.getByText("Preparing your data")).toBeVisible();
+  const download = page.getByRole("link", { name: "Download my data (zip)" });
+  await expect(download).toBeVisible({ timeout: 20_000 });
+  await expectNoAxeViolations(page);
+  const href = (await download.getAttribute("href")) ?? "";
+  const response = await page.request.get(href);
+  expect(response.headers()["content-type"]).toBe("application/zip");
+  const files = readZip(await response.body());
+  const posts = JSON.parse(files.get("posts.json")?.toString("utf8") ?? "[]") as {
+    title: string;
+  }[];
+  expect(posts.map((p) => p.title)).toEqual(["Exported Anthem"]);
+  // Someone else cannot use the link.
+  const stranger = await pageAs(
+    browser,
+    await signUp(browser, request, `peek${Date.now() % 1_000_000}`, "Pia Peek"),
+  );
+  expect((await stranger.request.get(href)).status()).toBe(404);
+  await stranger.context().close();
   await page.context().close();
 });
