@@ -35,6 +35,7 @@ export default [
       route("appearance", "routes/_app/settings-appearance.tsx"),
     ]),
     route("settings/data/export", "routes/_app/settings-data-export.tsx"),
+    route("settings/data/export/:id", "routes/_app/settings-data-archive.tsx"),
     route("settings/confirm-email", "routes/_app/confirm-email.tsx"),
     route("admin", "routes/_app/admin/layout.tsx", [
       index("routes/_app/admin/statistics.tsx"),

@@ -29,6 +29,8 @@ export interface Viewer {
   unreadNotifications: number;
   /** The newest notification's `seq`: where this page's live stream starts. */
   notificationsSeq: number;
+  /** Who new posts are for unless chosen otherwise (privacy settings); the composer starts there. */
+  defaultAudience: "everyone" | "followers" | "only_me";
 }
 
 /** The signed-in person, or null; set by the root middleware for every request. */

@@ -79,6 +79,28 @@ export const follows = pgTable(
   ],
 );
 
+/**
+ * A request to follow someone who approves their followers. It becomes a row of `follows` when
+ * accepted and goes when declined, cancelled, or when either person blocks the other.
+ */
+export const followRequests = pgTable(
+  "follow_requests",
+  {
+    requesterId: text("requester_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    targetId: text("target_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.requesterId, t.targetId] }),
+    index("follow_requests_target_idx").on(t.targetId, t.createdAt),
+    check("follow_requests_not_self", sql`${t.requesterId} <> ${t.targetId}`),
+  ],
+);
+
 export const blocks = pgTable(
   "blocks",
   {

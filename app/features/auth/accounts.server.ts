@@ -352,6 +352,7 @@ export async function getViewerFromHeaders(
       displayName: profiles.displayName,
       avatarUrl: profiles.avatarUrl,
       roles: profiles.roles,
+      defaultAudience: profiles.defaultAudience,
       banned: userTable.banned,
       isAnonymous: userTable.isAnonymous,
       // The header's badge and where the live stream starts, in the same statement.
@@ -377,6 +378,7 @@ export async function getViewerFromHeaders(
       isGuest: profile.isAnonymous === true,
       unreadNotifications: Number(profile.unread),
       notificationsSeq: Number(profile.notificationsSeq),
+      defaultAudience: profile.defaultAudience,
     },
     sessionId: response.session.id,
     setCookies,

@@ -93,6 +93,28 @@ export async function regenerateBackupCodes(userId: string): Promise<string[]> {
   return codes;
 }
 
+export const TWO_FACTOR_OFF = "Turn on two-step sign-in first: backup codes go with it.";
+
+/**
+ * New backup codes from settings: needs a recent sign-in (else the password) and an `aal2`
+ * session (else an authenticator code), like every change to two-step sign-in. The old codes
+ * stop working at once; the new ones are returned to be shown once.
+ */
+export async function regenerateBackupCodesWithReauth(
+  options: ReauthOptions & { userId: string },
+): Promise<{ ok: true; backupCodes: string[] } | Extract<AuthResult, { ok: false }>> {
+  const overview = await getSecurityOverview(options.userId);
+  if (!overview.isTwoFactorOn) {
+    return { ok: false, status: 400, code: "two_factor_off", errors: { form: [TWO_FACTOR_OFF] } };
+  }
+  const fresh = await assertRecentAuth({ ...options, requireAal2: true });
+  if (!fresh.ok) return fresh;
+  if (fresh.userId !== options.userId) {
+    return { ok: false, status: 403, errors: { form: ["Sign in again to continue."] } };
+  }
+  return { ok: true, backupCodes: await regenerateBackupCodes(options.userId) };
+}
+
 /**
  * Confirms enrolment with a first code. The session is replaced by one at `aal2` (the headers
  * carry its cookie) and 10 backup codes are returned, to be shown once.

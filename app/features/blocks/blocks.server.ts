@@ -1,6 +1,6 @@
 import { and, eq, or } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
-import { blocks, follows, profiles } from "~/db/schema";
+import { blocks, followRequests, follows, profiles } from "~/db/schema";
 import { removeAuthorFromTimeline } from "~/features/feed/timeline.server";
 import { recordSocialEvent } from "~/features/posts/events.server";
 import { AppError } from "~/lib/errors";
@@ -8,7 +8,8 @@ import { AppError } from "~/lib/errors";
 export const CANNOT_BLOCK_SELF = "You cannot block yourself.";
 
 /**
- * Blocks someone. In one transaction: the block, both follows removed, and each person's posts
+ * Blocks someone. In one transaction: the block, both follows and any waiting follow request
+ * (either way) removed, and each person's posts
  * removed from the other's home timeline. From then on the shared visibility rule hides each
  * from the other, and the blocked person cannot follow, like or comment on the blocker's posts.
  */
@@ -31,6 +32,14 @@ export async function blockUser(options: { viewerId: string; targetId: string })
         or(
           and(eq(follows.followerId, viewerId), eq(follows.followeeId, targetId)),
           and(eq(follows.followerId, targetId), eq(follows.followeeId, viewerId)),
+        ),
+      );
+    await tx
+      .delete(followRequests)
+      .where(
+        or(
+          and(eq(followRequests.requesterId, viewerId), eq(followRequests.targetId, targetId)),
+          and(eq(followRequests.requesterId, targetId), eq(followRequests.targetId, viewerId)),
         ),
       );
     await removeAuthorFromTimeline(tx, { userId: viewerId, authorId: targetId });

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
-import { blocks, follows, posts, profiles } from "~/db/schema";
+import { blocks, followRequests, follows, posts, profiles } from "~/db/schema";
 import { backfillTimeline, removeAuthorFromTimeline } from "~/features/feed/timeline.server";
 import { recordSocialEvent } from "~/features/posts/events.server";
 import { blockedBetween } from "~/features/posts/visibility.server";
@@ -12,6 +12,8 @@ export const PERSON_NOT_FOUND = "This person does not exist.";
 
 export interface FollowState {
   following: boolean;
+  /** A follow request waits for their approval. */
+  requested: boolean;
   followerCount: number;
 }
 
@@ -24,8 +26,10 @@ async function followerCountOf(userId: string): Promise<number> {
 }
 
 /**
- * Follows someone: refused for oneself and across a block (either way). Their newest posts
- * the follower may now see are copied into the follower's home timeline in the same transaction.
+ * Follows someone: refused for oneself and across a block (either way). When they approve their
+ * followers, a follow request is stored instead (and they hear of it); nothing of their
+ * followers-only posts shows until they accept. Otherwise their newest posts the follower may
+ * now see are copied into the follower's home timeline in the same transaction.
  */
 export async function followUser(options: {
   viewerId: string;
@@ -33,30 +37,53 @@ export async function followUser(options: {
 }): Promise<FollowState> {
   const { viewerId, targetId } = options;
   if (viewerId === targetId) throw new AppError("invalid", CANNOT_FOLLOW_SELF);
-  await getDb().transaction(async (tx) => {
+  const requested = await getDb().transaction(async (tx) => {
     const [target] = await tx
       .select({
         id: profiles.userId,
         isBlocked: sql<boolean>`${blockedBetween(profiles.userId, viewerId)}`,
+        requiresApproval: profiles.requiresFollowApproval,
+        isFollowed: sql<boolean>`exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${profiles.userId})`,
       })
       .from(profiles)
       .where(eq(profiles.userId, targetId));
     if (!target) throw new AppError("not_found", PERSON_NOT_FOUND);
     if (target.isBlocked) throw new AppError("blocked", CANNOT_FOLLOW_BLOCKED);
+    if (target.isFollowed) return false;
+    if (target.requiresApproval) {
+      const asked = await tx
+        .insert(followRequests)
+        .values({ requesterId: viewerId, targetId })
+        .onConflictDoNothing()
+        .returning({ requesterId: followRequests.requesterId });
+      if (asked.length > 0) {
+        await recordSocialEvent(tx, {
+          type: "followRequested",
+          requesterId: viewerId,
+          targetId,
+        });
+      }
+      return true;
+    }
     const inserted = await tx
       .insert(follows)
       .values({ followerId: viewerId, followeeId: targetId })
       .onConflictDoNothing()
       .returning({ followerId: follows.followerId });
-    if (inserted.length === 0) return;
+    if (inserted.length === 0) return false;
     await backfillTimeline(tx, { followerId: viewerId, followeeId: targetId });
     await recordSocialEvent(tx, {
       type: "userFollowed",
       followerId: viewerId,
       followeeId: targetId,
     });
+    return false;
   });
-  return { following: true, followerCount: await followerCountOf(targetId) };
+  return {
+    following: !requested,
+    requested,
+    followerCount: await followerCountOf(targetId),
+  };
 }
 
 /** Stops following; their posts leave the viewer's home timeline. */
@@ -79,7 +106,7 @@ export async function unfollowUser(options: {
       });
     }
   });
-  return { following: false, followerCount: await followerCountOf(targetId) };
+  return { following: false, requested: false, followerCount: await followerCountOf(targetId) };
 }
 
 export interface PersonSummary {
@@ -92,6 +119,10 @@ export interface PersonSummary {
   isFollowed: boolean;
   /** They follow the viewer. */
   followsViewer: boolean;
+  /** The viewer asked to follow them and waits for their approval. */
+  isRequested: boolean;
+  /** They approve new followers. */
+  requiresApproval: boolean;
 }
 
 export const PEOPLE_PAGE_SIZE = 30;
@@ -109,6 +140,10 @@ function personFields(viewerId: string | null) {
     followsViewer: viewerId
       ? sql<boolean>`exists (select 1 from ${follows} f3 where f3.follower_id = ${profiles.userId} and f3.followee_id = ${viewerId})`
       : sql<boolean>`false`,
+    isRequested: viewerId
+      ? sql<boolean>`exists (select 1 from ${followRequests} fr where fr.requester_id = ${viewerId} and fr.target_id = ${profiles.userId})`
+      : sql<boolean>`false`,
+    requiresApproval: profiles.requiresFollowApproval,
   };
 }
 
@@ -120,12 +155,16 @@ function toPerson(r: {
   bio: string;
   isFollowed: boolean;
   followsViewer: boolean;
+  isRequested: boolean;
+  requiresApproval: boolean;
 }): PersonSummary {
   return {
     ...r,
     displayName: r.displayName || r.username,
     isFollowed: Boolean(r.isFollowed),
     followsViewer: Boolean(r.followsViewer),
+    isRequested: Boolean(r.isRequested),
+    requiresApproval: Boolean(r.requiresApproval),
   };
 }
 
@@ -175,7 +214,8 @@ export interface Suggestion extends PersonSummary {
 /**
  * People to follow: those who post publicly about the same artists as the viewer (most shared
  * artists first); when that gives too few, the most active public posters of the last 90 days.
- * Never oneself, people already followed, or anyone in a block with the viewer.
+ * Never oneself, people already followed, anyone in a block with the viewer, or anyone who
+ * chose not to appear in search and suggestions.
  */
 export async function suggestPeople(options: {
   viewerId: string;
@@ -186,7 +226,9 @@ export async function suggestPeople(options: {
   const db = getDb();
   const eligible = sql`${posts.authorId} <> ${viewerId}
     and ${posts.audience} = 'everyone'
+    and exists (select 1 from ${profiles} sp where sp.user_id = ${posts.authorId} and sp.is_discoverable)
     and not exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${posts.authorId})
+    and not exists (select 1 from ${followRequests} where ${followRequests.requesterId} = ${viewerId} and ${followRequests.targetId} = ${posts.authorId})
     and not exists (select 1 from ${blocks} where ${blocks.blockerId} = ${viewerId} and ${blocks.blockedId} = ${posts.authorId})
     and not exists (select 1 from ${blocks} where ${blocks.blockerId} = ${posts.authorId} and ${blocks.blockedId} = ${viewerId})`;
   const shared = await db

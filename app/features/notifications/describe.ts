@@ -31,6 +31,10 @@ export function whatHappened(n: Pick<Describable, "kind" | "post">): string {
       return `mentioned you${n.post ? ` in${title}` : ""}`;
     case "follow":
       return "started following you";
+    case "follow_request":
+      return "asked to follow you";
+    case "follow_accept":
+      return "accepted your follow request";
   }
 }
 
@@ -45,6 +49,8 @@ export function notificationHref(n: Describable): string {
     const toComments = n.kind === "comment" || n.kind === "reply" || n.kind === "mention";
     return `/post/${n.post.id}${toComments ? "#comments" : ""}`;
   }
+  // The requests wait for an answer in privacy settings.
+  if (n.kind === "follow_request") return "/settings/privacy#follow-requests";
   const actor = n.actors[0];
   return n.kind === "follow" && n.actorCount > 1
     ? "/profile"

@@ -1,5 +1,13 @@
 /** What a person can be notified about. */
-export const NOTIFICATION_KINDS = ["like", "comment", "reply", "mention", "follow"] as const;
+export const NOTIFICATION_KINDS = [
+  "like",
+  "comment",
+  "reply",
+  "mention",
+  "follow",
+  "follow_request",
+  "follow_accept",
+] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export interface NotificationPreference {
@@ -17,6 +25,8 @@ export const NOTIFICATION_DEFAULTS: Record<NotificationKind, NotificationPrefere
   reply: { inApp: true, email: true },
   mention: { inApp: true, email: true },
   follow: { inApp: true, email: true },
+  follow_request: { inApp: true, email: true },
+  follow_accept: { inApp: true, email: false },
 };
 
 export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
@@ -25,6 +35,8 @@ export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
   reply: "Replies to your comments",
   mention: "Mentions of you",
   follow: "New followers",
+  follow_request: "Requests to follow you",
+  follow_accept: "Your follow requests accepted",
 };
 
 export function isNotificationKind(value: unknown): value is NotificationKind {

@@ -281,6 +281,46 @@ export async function notifyUserUnfollowed(
   });
 }
 
+/** Someone asks to follow a person who approves followers; that person hears of it. */
+export async function notifyFollowRequested(
+  tx: DbOrTx,
+  event: { requesterId: string; targetId: string },
+): Promise<void> {
+  await addNotification(tx, {
+    recipientId: event.targetId,
+    actorId: event.requesterId,
+    kind: "follow_request",
+    groupKey: "follow_request",
+    postId: null,
+  });
+}
+
+/** A request was answered or withdrawn: it no longer waits in the target's notifications. */
+export async function notifyFollowRequestClosed(
+  tx: DbOrTx,
+  event: { requesterId: string; targetId: string },
+): Promise<void> {
+  await removeActor(tx, {
+    recipientId: event.targetId,
+    actorId: event.requesterId,
+    kind: "follow_request",
+  });
+}
+
+/** The requester hears that they follow the person now. */
+export async function notifyFollowAccepted(
+  tx: DbOrTx,
+  event: { requesterId: string; targetId: string },
+): Promise<void> {
+  await addNotification(tx, {
+    recipientId: event.requesterId,
+    actorId: event.targetId,
+    kind: "follow_accept",
+    groupKey: "follow_accept",
+    postId: null,
+  });
+}
+
 /** After a block neither person keeps notifications about the other. */
 export async function notifyUserBlocked(
   tx: DbOrTx,

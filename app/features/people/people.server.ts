@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
-import { blocks, follows, posts, profiles } from "~/db/schema";
+import { blocks, followRequests, follows, posts, profiles } from "~/db/schema";
 import { canSeePost } from "~/features/posts/visibility.server";
 
 export interface ProfileData {
@@ -23,6 +23,12 @@ export interface ProfileData {
   hasBlocked: boolean;
   /** They blocked the viewer. */
   isBlockedBy: boolean;
+  /** The viewer asked to follow them; it waits for their approval. */
+  isRequested: boolean;
+  /** They approve new followers. */
+  requiresApproval: boolean;
+  favouriteArtists: string[];
+  favouriteGenres: string[];
 }
 
 /**
@@ -54,6 +60,10 @@ export async function getProfile(options: {
       followsViewer: sql<boolean>`exists (select 1 from ${follows} where ${follows.followerId} = ${profiles.userId} and ${follows.followeeId} = ${v})`,
       hasBlocked: sql<boolean>`exists (select 1 from ${blocks} where ${blocks.blockerId} = ${v} and ${blocks.blockedId} = ${profiles.userId})`,
       isBlockedBy: sql<boolean>`exists (select 1 from ${blocks} where ${blocks.blockerId} = ${profiles.userId} and ${blocks.blockedId} = ${v})`,
+      isRequested: sql<boolean>`exists (select 1 from ${followRequests} where ${followRequests.requesterId} = ${v} and ${followRequests.targetId} = ${profiles.userId})`,
+      requiresApproval: profiles.requiresFollowApproval,
+      favouriteArtists: profiles.favouriteArtists,
+      favouriteGenres: profiles.favouriteGenres,
     })
     .from(profiles)
     .where(sql`lower(${profiles.username}) = ${username.toLowerCase()}`)
@@ -75,6 +85,10 @@ export async function getProfile(options: {
     followsViewer: Boolean(row.followsViewer),
     hasBlocked: Boolean(row.hasBlocked),
     isBlockedBy: Boolean(row.isBlockedBy),
+    isRequested: Boolean(row.isRequested),
+    requiresApproval: row.requiresApproval,
+    favouriteArtists: row.favouriteArtists,
+    favouriteGenres: row.favouriteGenres,
   };
 }
 

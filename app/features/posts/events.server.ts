@@ -1,6 +1,9 @@
 import {
   notifyCommentAdded,
   notifyCommentDeleted,
+  notifyFollowAccepted,
+  notifyFollowRequestClosed,
+  notifyFollowRequested,
   notifyPostCreated,
   notifyPostLiked,
   notifyPostUnliked,
@@ -36,7 +39,11 @@ export type SocialEvent =
   | { type: "commentDeleted"; postId: string }
   | { type: "userFollowed"; followerId: string; followeeId: string }
   | { type: "userUnfollowed"; followerId: string; followeeId: string }
-  | { type: "userBlocked"; blockerId: string; blockedId: string };
+  | { type: "userBlocked"; blockerId: string; blockedId: string }
+  | { type: "followRequested"; requesterId: string; targetId: string }
+  /** Accepted, declined, withdrawn or removed by a block: the target's notice of it goes. */
+  | { type: "followRequestClosed"; requesterId: string; targetId: string }
+  | { type: "followAccepted"; requesterId: string; targetId: string };
 
 export async function recordSocialEvent(tx: DbOrTx, event: SocialEvent): Promise<void> {
   switch (event.type) {
@@ -58,5 +65,11 @@ export async function recordSocialEvent(tx: DbOrTx, event: SocialEvent): Promise
       return notifyUserUnfollowed(tx, event);
     case "userBlocked":
       return notifyUserBlocked(tx, event);
+    case "followRequested":
+      return notifyFollowRequested(tx, event);
+    case "followRequestClosed":
+      return notifyFollowRequestClosed(tx, event);
+    case "followAccepted":
+      return notifyFollowAccepted(tx, event);
   }
 }

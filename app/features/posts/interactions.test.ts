@@ -170,6 +170,7 @@ describe("follows", () => {
     });
     expect(await followUser({ viewerId: ben.id, targetId: ana.id })).toEqual({
       following: true,
+      requested: false,
       followerCount: 1,
     });
     await followUser({ viewerId: ben.id, targetId: ana.id });
@@ -191,6 +192,7 @@ describe("follows", () => {
     });
     expect(await unfollowUser({ viewerId: cleo.id, targetId: ana.id })).toEqual({
       following: false,
+      requested: false,
       followerCount: 1,
     });
   });

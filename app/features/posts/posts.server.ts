@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
-import { media, posts } from "~/db/schema";
+import { media, posts, profiles } from "~/db/schema";
 import { fanOutPost, refanOutPost } from "~/features/feed/timeline.server";
 import { type ProcessedImage, storeImage } from "~/features/media/media.server";
 import { AppError } from "~/lib/errors";
@@ -18,10 +18,22 @@ export interface CreatePostOptions {
   image?: ProcessedImage | null;
 }
 
-/** Creates a post (and its image) and fans it out to the timelines, in one transaction. */
+/**
+ * Creates a post (and its image) and fans it out to the timelines, in one transaction. Without
+ * an audience in the input, the author's default audience from privacy settings applies.
+ */
 export async function createPost(options: CreatePostOptions): Promise<{ id: string }> {
-  const { viewerId, input } = options;
+  const { viewerId } = options;
   return getDb().transaction(async (tx) => {
+    let audience = options.input.audience;
+    if (!audience) {
+      const [author] = await tx
+        .select({ defaultAudience: profiles.defaultAudience })
+        .from(profiles)
+        .where(eq(profiles.userId, viewerId));
+      audience = author?.defaultAudience ?? "everyone";
+    }
+    const input = { ...options.input, audience };
     const mediaId = options.image
       ? await storeImage(tx, { ownerId: viewerId, image: options.image })
       : null;
@@ -92,7 +104,7 @@ export interface UpdatePostOptions {
 
 /** Edits the viewer's own post; an audience change re-targets the timelines in the same transaction. */
 export async function updatePost(options: UpdatePostOptions): Promise<void> {
-  const { viewerId, postId, input } = options;
+  const { viewerId, postId } = options;
   if (!isUuid(postId)) throw new AppError("not_found", POST_NOT_FOUND);
   await getDb().transaction(async (tx) => {
     const [current] = await tx
@@ -101,6 +113,7 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
       .where(and(eq(posts.id, postId), eq(posts.authorId, viewerId)))
       .for("update");
     if (!current) throw new AppError("not_found", POST_NOT_FOUND);
+    const input = { ...options.input, audience: options.input.audience ?? current.audience };
     let mediaId = current.mediaId;
     if (options.image) {
       mediaId = await storeImage(tx, { ownerId: viewerId, image: options.image });

@@ -61,7 +61,9 @@ export const postInputSchema = z
       .union([z.enum(MOOD_KEYS), z.literal("")], { error: "Choose a mood from the list." })
       .optional()
       .transform((v) => (v ? v : undefined)),
-    audience: z.enum(AUDIENCES, { error: "Choose who can see this post." }).default("everyone"),
+    // Left out, a new post gets the author's default audience (privacy settings); an edit
+    // keeps the post's own.
+    audience: z.enum(AUDIENCES, { error: "Choose who can see this post." }).optional(),
   })
   .superRefine((value, ctx) => {
     if ((value.kind === "track" || value.kind === "album") && !value.artist) {

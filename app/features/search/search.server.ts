@@ -1,6 +1,6 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { getDb, rowsOf } from "~/db/client.server";
-import { follows, posts, profiles } from "~/db/schema";
+import { followRequests, follows, posts, profiles } from "~/db/schema";
 import { type Suggestion, suggestPeople } from "~/features/follows/follows.server";
 import type { Audience, PostKind } from "~/features/posts/constants";
 import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
@@ -35,6 +35,8 @@ export interface PersonResult {
   followerCount: number;
   isFollowed: boolean;
   followsViewer: boolean;
+  isRequested: boolean;
+  requiresApproval: boolean;
 }
 
 export interface PostResult {
@@ -128,12 +130,15 @@ interface PersonRow {
   follower_count: number;
   is_followed: boolean;
   follows_viewer: boolean;
+  is_requested: boolean;
+  requires_approval: boolean;
   score: number;
 }
 
 /**
  * People by username and display name, typo-tolerant (trigram word similarity) and
- * accent-blind; the closest first. Nobody in a block with the viewer. One statement.
+ * accent-blind; the closest first. Nobody in a block with the viewer, and nobody who chose not
+ * to appear in search (except the viewer themself). One statement.
  */
 export async function searchPeople(options: SearchOptions): Promise<SearchPage<PersonResult>> {
   const { viewerId } = options;
@@ -156,9 +161,12 @@ export async function searchPeople(options: SearchOptions): Promise<SearchPage<P
         (select count(*)::int from ${follows} where ${follows.followeeId} = ${profiles.userId}) as follower_count,
         exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${profiles.userId}) as is_followed,
         exists (select 1 from ${follows} where ${follows.followerId} = ${profiles.userId} and ${follows.followeeId} = ${viewerId}) as follows_viewer,
+        exists (select 1 from ${followRequests} where ${followRequests.requesterId} = ${viewerId} and ${followRequests.targetId} = ${profiles.userId}) as is_requested,
+        ${profiles.requiresFollowApproval} as requires_approval,
         ${score} as score
       from ${profiles}
       where (${nameKey} like ${likeAnywhere(query)} or ${q} <% ${nameKey})
+        and (${profiles.isDiscoverable} or ${profiles.userId} = ${viewerId})
         and not ${blockedBetween(profiles.userId, viewerId)}
         ${after}
       order by score desc, id asc
@@ -176,6 +184,8 @@ export async function searchPeople(options: SearchOptions): Promise<SearchPage<P
       followerCount: Number(r.follower_count),
       isFollowed: Boolean(r.is_followed),
       followsViewer: Boolean(r.follows_viewer),
+      isRequested: Boolean(r.is_requested),
+      requiresApproval: Boolean(r.requires_approval),
     }),
     (r) => encodeSearchCursor([Number(r.score), r.id]),
   );

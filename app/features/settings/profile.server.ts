@@ -7,7 +7,13 @@ import { isUsernameAvailable, USERNAME_PATTERN } from "~/features/auth/profiles.
 import { type ProcessedImage, processImage, storeImage } from "~/features/media/media.server";
 import type { DbOrTx } from "~/features/posts/post-cards.server";
 import { AppError } from "~/lib/errors";
-import { AVATAR_SIDE, USERNAME_RULES, USERNAME_TAKEN } from "./constants";
+import {
+  AVATAR_SIDE,
+  FAVOURITE_MAX_LENGTH,
+  FAVOURITES_MAX_COUNT,
+  USERNAME_RULES,
+  USERNAME_TAKEN,
+} from "./constants";
 import type { ProfileInput } from "./schemas";
 
 export interface ProfileSettings {
@@ -15,6 +21,8 @@ export interface ProfileSettings {
   displayName: string;
   bio: string;
   avatarUrl: string | null;
+  favouriteArtists: string[];
+  favouriteGenres: string[];
 }
 
 /** What the profile form starts from. */
@@ -25,6 +33,8 @@ export async function getProfileSettings(options: { userId: string }): Promise<P
       displayName: profiles.displayName,
       bio: profiles.bio,
       avatarUrl: profiles.avatarUrl,
+      favouriteArtists: profiles.favouriteArtists,
+      favouriteGenres: profiles.favouriteGenres,
     })
     .from(profiles)
     .where(eq(profiles.userId, options.userId));
@@ -62,13 +72,27 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Saves display name, username and bio on the profile and mirrors name and username onto the
- * auth user, in one transaction. A username someone else holds (whatever its case) is refused
- * with `conflict`, also when two people race for it.
+ * Saves display name, username, bio and (when given) favourite artists and genres on the
+ * profile and mirrors name and username onto the auth user, in one transaction. A username
+ * someone else holds (whatever its case) is refused with `conflict`, also when two people race
+ * for it. Favourites are checked again here (count and length), whoever calls.
  */
 export async function updateProfile(
-  options: { userId: string } & ProfileInput,
+  options: { userId: string } & Omit<ProfileInput, "favouriteArtists" | "favouriteGenres"> &
+    Partial<Pick<ProfileInput, "favouriteArtists" | "favouriteGenres">>,
 ): Promise<ProfileSettings> {
+  for (const list of [options.favouriteArtists, options.favouriteGenres]) {
+    if (
+      list &&
+      (list.length > FAVOURITES_MAX_COUNT ||
+        list.some((name) => name.length > FAVOURITE_MAX_LENGTH))
+    ) {
+      throw new AppError(
+        "invalid",
+        `List at most ${FAVOURITES_MAX_COUNT} names of at most ${FAVOURITE_MAX_LENGTH} characters.`,
+      );
+    }
+  }
   const check = await checkUsername({ viewerId: options.userId, username: options.username });
   if (!check.isAvailable) throw new AppError("conflict", check.reason);
   const bio = options.bio.replace(/\r\n?/g, "\n").trim();
@@ -76,13 +100,21 @@ export async function updateProfile(
     return await getDb().transaction(async (tx) => {
       const [row] = await tx
         .update(profiles)
-        .set({ displayName: options.displayName, username: options.username, bio })
+        .set({
+          displayName: options.displayName,
+          username: options.username,
+          bio,
+          favouriteArtists: options.favouriteArtists,
+          favouriteGenres: options.favouriteGenres,
+        })
         .where(eq(profiles.userId, options.userId))
         .returning({
           username: profiles.username,
           displayName: profiles.displayName,
           bio: profiles.bio,
           avatarUrl: profiles.avatarUrl,
+          favouriteArtists: profiles.favouriteArtists,
+          favouriteGenres: profiles.favouriteGenres,
         });
       if (!row) throw new AppError("not_found", "Your profile could not be found.");
       await tx

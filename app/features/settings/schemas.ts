@@ -1,5 +1,40 @@
 import { z } from "zod";
-import { BIO_MAX_LENGTH, DISPLAY_NAME_MAX_LENGTH, USERNAME_RULES } from "./constants";
+import { AUDIENCES } from "~/features/posts/constants";
+import {
+  BIO_MAX_LENGTH,
+  DISPLAY_NAME_MAX_LENGTH,
+  FAVOURITE_MAX_LENGTH,
+  FAVOURITES_MAX_COUNT,
+  USERNAME_RULES,
+} from "./constants";
+
+/**
+ * A list typed as text, one name per comma or line: trimmed, inner spaces collapsed, empty ones
+ * dropped, repeats (whatever their case) kept once; at most FAVOURITES_MAX_COUNT names of at
+ * most FAVOURITE_MAX_LENGTH characters.
+ */
+function favouritesList(what: string) {
+  return z
+    .string()
+    .default("")
+    .transform((text) => {
+      const seen = new Set<string>();
+      const names: string[] = [];
+      for (const part of text.split(/[,\n]/)) {
+        const name = part.replace(/\s+/g, " ").trim();
+        if (!name || seen.has(name.toLowerCase())) continue;
+        seen.add(name.toLowerCase());
+        names.push(name);
+      }
+      return names;
+    })
+    .refine((names) => names.length <= FAVOURITES_MAX_COUNT, {
+      message: `List at most ${FAVOURITES_MAX_COUNT} ${what}.`,
+    })
+    .refine((names) => names.every((name) => name.length <= FAVOURITE_MAX_LENGTH), {
+      message: `Keep each of your ${what} under ${FAVOURITE_MAX_LENGTH} characters.`,
+    });
+}
 
 /** The profile form (server side; the browser uses the same limits from constants.ts). */
 export const profileSchema = z.object({
@@ -16,6 +51,8 @@ export const profileSchema = z.object({
     .string()
     .max(BIO_MAX_LENGTH, `Your bio can be at most ${BIO_MAX_LENGTH} characters.`)
     .default(""),
+  favouriteArtists: favouritesList("artists"),
+  favouriteGenres: favouritesList("genres"),
 });
 
 export type ProfileInput = z.infer<typeof profileSchema>;
@@ -23,3 +60,17 @@ export type ProfileInput = z.infer<typeof profileSchema>;
 export const emailChangeSchema = z.object({
   newEmail: z.email("Enter a valid e-mail address.").max(254),
 });
+
+/** The privacy form. Checkboxes arrive as "on" when ticked and are missing otherwise. */
+export const privacySchema = z.object({
+  defaultAudience: z.enum(AUDIENCES, { error: "Choose who sees your new posts." }),
+  requiresFollowApproval: z
+    .enum(["anyone", "approve"], { error: "Choose who may follow you." })
+    .transform((v) => v === "approve"),
+  isDiscoverable: z
+    .literal("on")
+    .optional()
+    .transform((v) => v === "on"),
+});
+
+export type PrivacyInput = z.output<typeof privacySchema>;

@@ -312,6 +312,7 @@ describe("notification settings", () => {
         "mention.inApp": "on",
         "follow.inApp": "on",
         "follow.email": "on",
+        "follow_request.inApp": "on",
       }),
       context: contextFor(jo),
       params: {},
@@ -325,6 +326,8 @@ describe("notification settings", () => {
       reply: [true, true],
       mention: [true, false],
       follow: [true, true],
+      follow_request: [true, false],
+      follow_accept: [false, false],
     });
     expect(after.announcements).toBe(false);
 
@@ -342,6 +345,8 @@ describe("notification settings", () => {
         reply: { inApp: true, email: true },
         mention: { inApp: true, email: true },
         follow: { inApp: true, email: true },
+        follow_request: { inApp: true, email: true },
+        follow_accept: { inApp: true, email: false },
       },
       announcements: true,
     });

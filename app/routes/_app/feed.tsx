@@ -32,6 +32,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       : [];
   return {
     viewerId: viewer?.id ?? null,
+    defaultAudience: viewer?.defaultAudience ?? "everyone",
     tab,
     page,
     isFirstPage: !cursor,
@@ -70,7 +71,8 @@ function tabUrl(tab: FeedTab, cursor?: string) {
 }
 
 export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
-  const { viewerId, tab, page, isFirstPage, suggestions, isComposing } = loaderData;
+  const { viewerId, tab, page, isFirstPage, suggestions, isComposing, defaultAudience } =
+    loaderData;
   const navigation = useNavigation();
   const isSwitching =
     navigation.state === "loading" &&
@@ -138,6 +140,7 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
             values={actionData?.values}
             initiallyExpanded={isComposing}
             expandHref="/feed?compose=1#composer"
+            defaultAudience={defaultAudience}
           />
         </div>
       ) : (

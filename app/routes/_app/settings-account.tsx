@@ -10,6 +10,11 @@ import { normalizePhone } from "~/features/auth/schemas";
 import { getAccountOverview } from "~/features/settings/account.server";
 import { AccountSettings } from "~/features/settings/components/account-settings";
 import { emailChangeSchema } from "~/features/settings/schemas";
+import {
+  listSignInMethods,
+  startLinkOAuth,
+  unlinkSignInMethod,
+} from "~/features/settings/sign-in-methods.server";
 import { formStrings } from "~/lib/forms";
 import { requireUser } from "~/lib/guards.server";
 import { flashToastCookie, redirectWithToast } from "~/lib/toast.server";
@@ -19,7 +24,12 @@ export const meta: Route.MetaFunction = () => [{ title: "Account · Settings · 
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const viewer = requireUser(context, request);
-  return { account: await getAccountOverview({ userId: viewer.id }), username: viewer.username };
+  const [account, signInMethods] = await Promise.all([
+    getAccountOverview({ userId: viewer.id }),
+    listSignInMethods({ userId: viewer.id }),
+  ]);
+  const linkFailed = new URL(request.url).searchParams.get("link") === "failed";
+  return { account, signInMethods, username: viewer.username, linkFailed };
 }
 
 type Errors = Partial<Record<string, string[]>>;
@@ -109,6 +119,27 @@ export async function action({ context, request }: Route.ActionArgs) {
     );
   }
 
+  if (intent === "unlink") {
+    const result = await unlinkSignInMethod({
+      ...reauth,
+      userId: viewer.id,
+      methodId: values.methodId ?? "",
+    });
+    if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+    return redirectWithToast("/settings/account", {
+      type: "success",
+      title: `Unlinked ${result.label}`,
+      description: "You can no longer sign in with it.",
+    });
+  }
+
+  if (intent === "link") {
+    const result = await startLinkOAuth({ provider: values.provider ?? "", headers });
+    if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+    // The provider's page is another site: a full page load (spec §2).
+    return redirect(result.url, { headers: result.headers });
+  }
+
   if (intent === "delete") {
     if ((values.confirmUsername ?? "").trim().toLowerCase() !== viewer.username.toLowerCase()) {
       return refuse(
@@ -136,7 +167,18 @@ export default function AccountSettingsPage({ loaderData, actionData }: Route.Co
     <AccountSettings
       account={loaderData.account}
       username={loaderData.username}
-      result={actionData}
+      signInMethods={loaderData.signInMethods}
+      result={
+        actionData ??
+        (loaderData.linkFailed
+          ? {
+              intent: "link",
+              errors: { form: ["Linking did not work. Please try again."] },
+              values: {},
+              phoneSent: null,
+            }
+          : undefined)
+      }
     />
   );
 }

@@ -8,6 +8,7 @@ import {
   disableTwoFactor,
   getSecurityOverview,
   qrCodeOf,
+  regenerateBackupCodesWithReauth,
   startTotpEnrollment,
 } from "~/features/auth/two-factor.server";
 import { SessionsList } from "~/features/settings/components/sessions-list";
@@ -113,6 +114,26 @@ export async function action({ context, request }: Route.ActionArgs) {
     if (!result.ok)
       return data({ intent, ok: false as const, errors: result.errors }, failureInit(result));
     return data({ intent, ok: true as const }, { headers: result.headers });
+  }
+  if (intent === "backup-codes") {
+    const result = await regenerateBackupCodesWithReauth({
+      userId: viewer.id,
+      headers,
+      password: values.password,
+      code: values.code,
+    });
+    if (!result.ok) {
+      return data(
+        {
+          intent,
+          ok: false as const,
+          errors: result.errors,
+          needs: "needs" in result ? result.needs : undefined,
+        },
+        failureInit(result),
+      );
+    }
+    return data({ intent, ok: true as const, backupCodes: result.backupCodes });
   }
   if (intent === "password") {
     const result = await changePassword({

@@ -1,6 +1,7 @@
 import { data, redirect } from "react-router";
 import { z } from "zod";
 import { followUser, unfollowUser } from "~/features/follows/follows.server";
+import { cancelFollowRequest } from "~/features/follows/requests.server";
 import { respond, returnPath } from "~/lib/action-response.server";
 import { getViewer } from "~/lib/guards.server";
 import { loginUrlFor } from "~/lib/redirects";
@@ -8,7 +9,7 @@ import type { Route } from "./+types/follow";
 
 const schema = z.object({
   userId: z.string().min(1).max(200),
-  intent: z.enum(["follow", "unfollow"]),
+  intent: z.enum(["follow", "unfollow", "cancel"]),
   name: z.string().max(100).optional(),
 });
 
@@ -27,17 +28,28 @@ export async function action({ request, context }: Route.ActionArgs) {
     request,
     form,
     fallback: "/feed",
-    failureTitle: intent === "follow" ? "Could not follow" : "Could not unfollow",
-    success: () => ({
+    failureTitle:
+      intent === "follow"
+        ? "Could not follow"
+        : intent === "cancel"
+          ? "Could not cancel the request"
+          : "Could not unfollow",
+    success: (state) => ({
       type: "success",
       title:
-        intent === "follow"
-          ? `You follow ${name ?? "them"} now`
-          : `You unfollowed ${name ?? "them"}`,
+        intent === "cancel"
+          ? `Cancelled your request to follow ${name ?? "them"}`
+          : intent === "unfollow"
+            ? `You unfollowed ${name ?? "them"}`
+            : state.requested
+              ? `Asked to follow ${name ?? "them"}`
+              : `You follow ${name ?? "them"} now`,
     }),
     run: () =>
       intent === "follow"
         ? followUser({ viewerId: viewer.id, targetId: userId })
-        : unfollowUser({ viewerId: viewer.id, targetId: userId }),
+        : intent === "cancel"
+          ? cancelFollowRequest({ viewerId: viewer.id, targetId: userId })
+          : unfollowUser({ viewerId: viewer.id, targetId: userId }),
   });
 }

@@ -4,6 +4,7 @@ import { useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { FormErrors } from "~/components/ui/field";
+import { Icon } from "~/components/ui/icon";
 import { CodeField, CurrentPasswordField, NewPasswordField } from "./account-fields";
 
 type Errors = Partial<Record<string, string[]>>;
@@ -16,7 +17,7 @@ export type SecurityActionData =
       uri: string;
       qr: { size: number; path: string };
     }
-  | { intent: "2fa-confirm"; ok: true; backupCodes: string[] }
+  | { intent: "2fa-confirm" | "backup-codes"; ok: true; backupCodes: string[] }
   | { intent: "2fa-disable" | "password"; ok: true }
   | {
       intent: string;
@@ -25,7 +26,74 @@ export type SecurityActionData =
       secret?: string;
       uri?: string;
       qr?: { size: number; path: string };
+      /** What the server asks for before a sensitive change (a recent sign-in, aal2). */
+      needs?: ("password" | "code")[];
     };
+
+function BackupCodeList({ codes }: { codes: string[] }) {
+  return (
+    <ul aria-label="Backup codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
+      {codes.map((code) => (
+        <li key={code} className="rounded-md bg-muted px-2 py-1">
+          {code}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * New backup codes, shown once. The server decides whether it is recent enough; when it asks,
+ * the password and/or an authenticator code appear here, keeping what was typed.
+ */
+function BackupCodes({ backupCodesLeft }: { backupCodesLeft: number }) {
+  const fetcher = useFetcher<SecurityActionData>({ key: "backup-codes" });
+  const result = fetcher.data;
+  const codes = result?.intent === "backup-codes" && result.ok ? result.backupCodes : null;
+  const errors = result && !result.ok ? result.errors : undefined;
+  const needs = result && !result.ok ? (result.needs ?? []) : [];
+  return (
+    <Card className="mt-6">
+      <section aria-labelledby="backup-codes-heading">
+        <h2 id="backup-codes-heading" className="flex items-center gap-2 text-lg font-semibold">
+          <Icon name="key-round" className="size-5 text-primary" />
+          Backup codes
+        </h2>
+        {codes ? (
+          <div className="mt-3 flex flex-col gap-3" role="status">
+            <p className="text-sm">
+              Your new backup codes. The old ones no longer work. Save these somewhere safe: each
+              one lets you in once, and they are shown only now.
+            </p>
+            <BackupCodeList codes={codes} />
+          </div>
+        ) : (
+          <fetcher.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
+            <input type="hidden" name="intent" value="backup-codes" />
+            <p className="text-sm text-muted-foreground">
+              {backupCodesLeft} of 10 left. Getting new ones makes the old ones stop working.
+            </p>
+            <FormErrors errors={errors?.form} />
+            {needs.includes("password") ? (
+              <CurrentPasswordField errors={errors?.password} required />
+            ) : null}
+            {needs.includes("code") ? (
+              <CodeField hint="From your authenticator app." errors={errors?.code} />
+            ) : null}
+            <Button
+              type="submit"
+              variant="secondary"
+              disabled={fetcher.state !== "idle"}
+              className="self-start"
+            >
+              {fetcher.state !== "idle" ? "Making new codes…" : "Get new backup codes"}
+            </Button>
+          </fetcher.Form>
+        )}
+      </section>
+    </Card>
+  );
+}
 
 function QrCode({ qr, label }: { qr: { size: number; path: string }; label: string }) {
   return (
@@ -82,13 +150,7 @@ export function SecuritySettings({
               Two-step sign-in is on. Save these backup codes somewhere safe: each one lets you in
               once if you lose your phone. They are shown only now.
             </p>
-            <ul aria-label="Backup codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
-              {backupCodes.map((code) => (
-                <li key={code} className="rounded-md bg-muted px-2 py-1">
-                  {code}
-                </li>
-              ))}
-            </ul>
+            <BackupCodeList codes={backupCodes} />
           </div>
         ) : enrolment ? (
           <twoFactor.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
@@ -140,6 +202,7 @@ export function SecuritySettings({
           </twoFactor.Form>
         )}
       </Card>
+      {isTwoFactorOn && !backupCodes ? <BackupCodes backupCodesLeft={backupCodesLeft} /> : null}
       {hasPassword ? (
         <Card className="mt-6">
           <h2 className="flex items-center gap-2 text-lg font-semibold">

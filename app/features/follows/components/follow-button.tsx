@@ -4,13 +4,20 @@ import { buttonClasses } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
 import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
 
-type FollowOutcome = FetcherOutcome<{ following: boolean; followerCount: number }>;
+type FollowState = { following: boolean; requested: boolean; followerCount: number };
+type FollowOutcome = FetcherOutcome<FollowState>;
+type Relation = "none" | "requested" | "following";
 
-/** Follow / unfollow, optimistic with rollback and a toast when refused. */
+/**
+ * Follow / unfollow, or for people who approve their followers: ask, then "Requested" (press
+ * again to cancel the request). Optimistic with rollback and a toast when refused.
+ */
 export function FollowButton({
   userId,
   name,
   isFollowed,
+  isRequested = false,
+  requiresApproval = false,
   isSignedIn,
   size = "sm",
   onChange,
@@ -18,20 +25,33 @@ export function FollowButton({
   userId: string;
   name: string;
   isFollowed: boolean;
+  /** The viewer's request to follow them waits for approval. */
+  isRequested?: boolean;
+  /** They approve new followers (a press asks instead of following). */
+  requiresApproval?: boolean;
   isSignedIn: boolean;
   size?: "sm" | "md";
-  onChange?: (state: { following: boolean; followerCount: number }) => void;
+  onChange?: (state: FollowState) => void;
 }) {
   const fetcher = useFetcher<FollowOutcome>({ key: `follow-${userId}` });
   const location = useLocation();
-  const [confirmed, setConfirmed] = useState(isFollowed);
-  useEffect(() => setConfirmed(isFollowed), [isFollowed]);
+  const initial: Relation = isFollowed ? "following" : isRequested ? "requested" : "none";
+  const [confirmed, setConfirmed] = useState<Relation>(initial);
+  useEffect(() => setConfirmed(initial), [initial]);
   useFetcherOutcome(fetcher, `Could not update following ${name}`, (data) => {
-    setConfirmed(data.following);
+    setConfirmed(data.following ? "following" : data.requested ? "requested" : "none");
     onChange?.(data);
   });
   const pending = fetcher.formData?.get("intent");
-  const following = pending ? pending === "follow" : confirmed;
+  const relation: Relation =
+    pending === "follow"
+      ? requiresApproval
+        ? "requested"
+        : "following"
+      : pending === "unfollow" || pending === "cancel"
+        ? "none"
+        : confirmed;
+  const following = relation === "following";
   const here = `${location.pathname}${location.search}`;
 
   if (!isSignedIn) {
@@ -53,16 +73,25 @@ export function FollowButton({
       <button
         type="submit"
         name="intent"
-        value={following ? "unfollow" : "follow"}
-        aria-pressed={following}
-        className={buttonClasses(following ? "secondary" : "primary", size, "whitespace-nowrap")}
-      >
-        {following ? (
-          <Icon name="user-check" className="size-4" />
-        ) : (
-          <Icon name="user-plus" className="size-4" />
+        value={following ? "unfollow" : relation === "requested" ? "cancel" : "follow"}
+        aria-pressed={relation !== "none"}
+        title={
+          relation === "requested"
+            ? "Waiting for approval. Press to cancel the request."
+            : undefined
+        }
+        className={buttonClasses(
+          relation === "none" ? "primary" : "secondary",
+          size,
+          "whitespace-nowrap",
         )}
-        {following ? "Following" : "Follow"} <span className="sr-only">{name}</span>
+      >
+        <Icon
+          name={following ? "user-check" : relation === "requested" ? "clock" : "user-plus"}
+          className="size-4"
+        />
+        {following ? "Following" : relation === "requested" ? "Requested" : "Follow"}{" "}
+        <span className="sr-only">{name}</span>
       </button>
     </fetcher.Form>
   );

@@ -13,6 +13,8 @@ const icons: Record<NotificationKind, IconName> = {
   reply: "reply",
   mention: "at-sign",
   follow: "user-plus",
+  follow_request: "clock",
+  follow_accept: "user-check",
 };
 
 /** One notification: who, what, where it leads; unread ones stand out (not by colour alone). */

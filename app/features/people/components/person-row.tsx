@@ -48,6 +48,8 @@ export function PersonRow({
           userId={person.id}
           name={person.displayName}
           isFollowed={person.isFollowed}
+          isRequested={person.isRequested}
+          requiresApproval={person.requiresApproval}
           isSignedIn={viewerId !== null}
         />
       )}

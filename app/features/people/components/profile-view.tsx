@@ -78,6 +78,23 @@ function BlockMenu({
   );
 }
 
+/** Names the person chose to show (plain text, never links or HTML). */
+function Favourites({ title, names }: { title: string; names: string[] }) {
+  if (names.length === 0) return null;
+  return (
+    <div className="mt-4">
+      <h2 className="text-sm font-semibold">{title}</h2>
+      <ul aria-label={title} className="mt-2 flex flex-wrap gap-2">
+        {names.map((name) => (
+          <li key={name} className="rounded-full border border-border px-3 py-1 text-sm break-all">
+            {name}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 /** A profile: who they are, counts, relationship, top artists and the posts the viewer may see. */
 export function ProfileView({
   data,
@@ -130,6 +147,8 @@ export function ProfileView({
                   userId={profile.id}
                   name={profile.displayName}
                   isFollowed={profile.isFollowed}
+                  isRequested={profile.isRequested}
+                  requiresApproval={profile.requiresApproval}
                   isSignedIn={viewerId !== null}
                   size="md"
                 />
@@ -150,6 +169,8 @@ export function ProfileView({
           <Count to={`${people}/following`} value={profile.followingCount} label="following" />
           <Count to={`${people}/friends`} value={profile.friendCount} label="friends" />
         </nav>
+        <Favourites title="Favourite artists" names={profile.favouriteArtists} />
+        <Favourites title="Favourite genres" names={profile.favouriteGenres} />
         {topArtists.length > 0 ? (
           <div className="mt-4">
             <h2 className="text-sm font-semibold">Top artists</h2>

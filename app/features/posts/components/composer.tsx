@@ -137,6 +137,7 @@ export function Composer({
   withShortcut = mode === "create",
   initiallyExpanded = true,
   expandHref,
+  defaultAudience = "everyone",
 }: {
   action: string;
   errors?: FieldErrors;
@@ -148,6 +149,8 @@ export function Composer({
   initiallyExpanded?: boolean;
   /** Where the prompt links to without JavaScript (a page that renders the composer open). */
   expandHref?: string;
+  /** The audience a new post starts with: the author's choice in privacy settings. */
+  defaultAudience?: string;
 }) {
   const id = useId();
   const formRef = useRef<HTMLFormElement>(null);
@@ -394,7 +397,7 @@ export function Composer({
           <select
             id={`${id}-audience`}
             name="audience"
-            defaultValue={values?.audience ?? "everyone"}
+            defaultValue={values?.audience || defaultAudience}
             className={cn(inputClass, "border-border")}
           >
             {AUDIENCES.map((a) => (

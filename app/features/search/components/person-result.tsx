@@ -59,6 +59,8 @@ export function PersonResultRow({
           userId={person.id}
           name={person.displayName}
           isFollowed={person.isFollowed}
+          isRequested={person.isRequested}
+          requiresApproval={person.requiresApproval}
           isSignedIn
           onChange={(state) => setFollowerCount(state.followerCount)}
         />

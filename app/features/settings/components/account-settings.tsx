@@ -3,9 +3,11 @@ import { Form, useNavigation } from "react-router";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
+import { Icon } from "~/components/ui/icon";
 import { CodeField } from "~/features/auth/components/account-fields";
 import { PHONE_HINT } from "~/features/auth/phone-hint";
 import type { AccountOverview } from "../account.server";
+import type { SignInMethod } from "../sign-in-methods.server";
 import { ReauthFields } from "./reauth-fields";
 import { SectionHeader } from "./settings-nav";
 
@@ -122,6 +124,101 @@ function PhoneCard({ account, result }: { account: AccountOverview; result?: Acc
   );
 }
 
+export interface SignInMethods {
+  methods: SignInMethod[];
+  linkable: { provider: string; label: string }[];
+}
+
+/** Every way in, with Unlink for linked accounts (never the last way in) and Link for the rest. */
+function SignInMethodsCard({
+  methods,
+  linkable,
+  result,
+}: SignInMethods & { result?: AccountResult }) {
+  const navigation = useNavigation();
+  const busyId =
+    navigation.formData?.get("intent") === "unlink" ? navigation.formData.get("methodId") : null;
+  const isLinking = navigation.formData?.get("intent") === "link";
+  const unlinking = result?.intent === "unlink" ? result : undefined;
+  const linking = result?.intent === "link" ? result : undefined;
+  return (
+    <Card>
+      <section aria-labelledby="sign-in-methods-heading">
+        <h3 id="sign-in-methods-heading" className="flex items-center gap-2 text-lg font-semibold">
+          <Icon name="log-in" className="size-5 text-primary" />
+          Ways to sign in
+        </h3>
+        <p className="mt-1 mb-4 text-sm text-muted-foreground">
+          You always keep at least one. Change your password under Security, your e-mail and phone
+          above.
+        </p>
+        {methods.length === 0 ? (
+          <p className="text-sm text-muted-foreground">No way to sign in is recorded.</p>
+        ) : (
+          <ul aria-label="Ways to sign in" className="flex flex-col divide-y divide-border">
+            {methods.map((method) => {
+              const refused = unlinking?.values.methodId === method.id ? unlinking : undefined;
+              return (
+                <li key={method.id} className="flex flex-col gap-3 py-3">
+                  <div className="flex flex-wrap items-center gap-3">
+                    <div className="min-w-0 flex-1">
+                      <p className="font-medium">{method.label}</p>
+                      {method.detail ? (
+                        <p className="text-sm break-all text-muted-foreground">{method.detail}</p>
+                      ) : null}
+                    </div>
+                    {method.kind === "oauth" && !method.canUnlink ? (
+                      <p className="text-sm text-muted-foreground">Your only way in</p>
+                    ) : null}
+                  </div>
+                  {method.canUnlink ? (
+                    <Form method="post" className="flex flex-col gap-3" noValidate>
+                      <input type="hidden" name="intent" value="unlink" />
+                      <input type="hidden" name="methodId" value={method.id} />
+                      <FormErrors errors={refused?.errors.form} />
+                      <ReauthFields errors={refused?.errors} />
+                      <Button
+                        type="submit"
+                        variant="secondary"
+                        size="sm"
+                        disabled={busyId === method.id}
+                        className="self-start"
+                        aria-label={`Unlink ${method.label}`}
+                      >
+                        {busyId === method.id ? "Unlinking…" : "Unlink"}
+                      </Button>
+                    </Form>
+                  ) : null}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {linkable.length > 0 ? (
+          <Form method="post" className="mt-4 flex flex-col gap-3" noValidate>
+            <input type="hidden" name="intent" value="link" />
+            <FormErrors errors={linking?.errors.form} />
+            <div className="flex flex-wrap gap-2">
+              {linkable.map((p) => (
+                <Button
+                  key={p.provider}
+                  type="submit"
+                  name="provider"
+                  value={p.provider}
+                  variant="secondary"
+                  disabled={isLinking}
+                >
+                  Link {p.label}
+                </Button>
+              ))}
+            </div>
+          </Form>
+        ) : null}
+      </section>
+    </Card>
+  );
+}
+
 function DeleteCard({ username, result }: { username: string; result?: AccountResult }) {
   const mine = result?.intent === "delete" ? result : undefined;
   const isBusy = useBusy("delete");
@@ -168,10 +265,12 @@ function DeleteCard({ username, result }: { username: string; result?: AccountRe
 export function AccountSettings({
   account,
   username,
+  signInMethods,
   result,
 }: {
   account: AccountOverview;
   username: string;
+  signInMethods: SignInMethods;
   result?: AccountResult;
 }) {
   return (
@@ -196,6 +295,7 @@ export function AccountSettings({
         <>
           <EmailCard account={account} result={result} />
           <PhoneCard account={account} result={result} />
+          <SignInMethodsCard {...signInMethods} result={result} />
         </>
       )}
       <DeleteCard username={username} result={result} />

@@ -3,7 +3,6 @@ import { Avatar } from "~/components/ui/avatar";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import type { BlockedPerson } from "../privacy.server";
-import { SectionHeader } from "./settings-nav";
 
 /** /settings/privacy: the people the viewer blocked, each with Unblock. */
 export function BlockedPeople({ people }: { people: BlockedPerson[] }) {
@@ -11,11 +10,11 @@ export function BlockedPeople({ people }: { people: BlockedPerson[] }) {
   const busy = navigation.formData?.get("userId");
   return (
     <Card>
-      <SectionHeader title="Privacy">
+      <h2 className="mb-1 text-lg font-semibold">Blocked people</h2>
+      <p className="mb-3 text-sm text-muted-foreground">
         People you blocked cannot see your posts, follow you, like or comment; you do not see
         theirs. Block someone from the menu on their profile.
-      </SectionHeader>
-      <h3 className="mb-2 font-semibold">Blocked people</h3>
+      </p>
       {people.length === 0 ? (
         <p className="text-sm text-muted-foreground">You have not blocked anyone.</p>
       ) : (
@@ -30,6 +29,7 @@ export function BlockedPeople({ people }: { people: BlockedPerson[] }) {
                 <p className="text-sm text-muted-foreground">@{person.username}</p>
               </div>
               <Form method="post">
+                <input type="hidden" name="intent" value="unblock" />
                 <input type="hidden" name="userId" value={person.id} />
                 <input type="hidden" name="name" value={person.displayName} />
                 <Button

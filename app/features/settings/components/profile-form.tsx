@@ -6,7 +6,13 @@ import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
 import { cn } from "~/lib/utils";
-import { AVATAR_SIDE, BIO_MAX_LENGTH, DISPLAY_NAME_MAX_LENGTH } from "../constants";
+import {
+  AVATAR_SIDE,
+  BIO_MAX_LENGTH,
+  DISPLAY_NAME_MAX_LENGTH,
+  FAVOURITE_MAX_LENGTH,
+  FAVOURITES_MAX_COUNT,
+} from "../constants";
 import { SectionHeader } from "./settings-nav";
 
 type Errors = Partial<Record<string, string[]>>;
@@ -251,12 +257,24 @@ function BioInput({ initial, errors }: { initial: string; errors?: string[] }) {
   );
 }
 
-/** /settings/profile: picture, display name, username (checked as typed) and bio. */
+const FAVOURITES_HINT = `Separate them with commas. Up to ${FAVOURITES_MAX_COUNT}, each under ${FAVOURITE_MAX_LENGTH} characters; shown on your profile.`;
+
+/**
+ * /settings/profile: picture, display name, username (checked as typed), bio, and favourite
+ * artists and genres.
+ */
 export function ProfileSettingsForm({
   profile,
   result,
 }: {
-  profile: { username: string; displayName: string; bio: string; avatarUrl: string | null };
+  profile: {
+    username: string;
+    displayName: string;
+    bio: string;
+    avatarUrl: string | null;
+    favouriteArtists: string[];
+    favouriteGenres: string[];
+  };
   result?: ProfileFormResult;
 }) {
   const navigation = useNavigation();
@@ -288,6 +306,22 @@ export function ProfileSettingsForm({
             errors={refused?.errors.username}
           />
           <BioInput initial={values?.bio ?? profile.bio} errors={refused?.errors.bio} />
+          <Field
+            label="Favourite artists"
+            name="favouriteArtists"
+            hint={FAVOURITES_HINT}
+            maxLength={FAVOURITES_MAX_COUNT * (FAVOURITE_MAX_LENGTH + 2)}
+            defaultValue={values?.favouriteArtists ?? profile.favouriteArtists.join(", ")}
+            errors={refused?.errors.favouriteArtists}
+          />
+          <Field
+            label="Favourite genres"
+            name="favouriteGenres"
+            hint={FAVOURITES_HINT}
+            maxLength={FAVOURITES_MAX_COUNT * (FAVOURITE_MAX_LENGTH + 2)}
+            defaultValue={values?.favouriteGenres ?? profile.favouriteGenres.join(", ")}
+            errors={refused?.errors.favouriteGenres}
+          />
           <Button type="submit" disabled={isSaving} className="self-start">
             {isSaving ? "Saving…" : "Save profile"}
           </Button>

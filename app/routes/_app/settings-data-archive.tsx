@@ -1,0 +1,26 @@
+import { data } from "react-router";
+import { getDataExportFile } from "~/features/settings/export-archive.server";
+import { isAppError } from "~/lib/errors";
+import { requireUser } from "~/lib/guards.server";
+import type { Route } from "./+types/settings-data-archive";
+
+/** `/settings/data/export/:id`: the prepared zip, for its owner only (the mailed link). */
+export async function loader({ context, request, params }: Route.LoaderArgs) {
+  const viewer = requireUser(context, request);
+  try {
+    const file = await getDataExportFile({ userId: viewer.id, id: params.id });
+    const day = file.createdAt.toISOString().slice(0, 10);
+    return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
+      headers: {
+        "Content-Type": "application/zip",
+        "Content-Length": String(file.bytes.byteLength),
+        "Content-Disposition": `attachment; filename="soundtrail-${viewer.username}-${day}.zip"`,
+        "Cache-Control": "private, no-store",
+        "X-Content-Type-Options": "nosniff",
+      },
+    });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    throw data(error.message, { status: 404 });
+  }
+}
