@@ -300,6 +300,11 @@ const POLICIES: Record<string, Policy> = {
     kind: "app-page",
     note: "exports the viewer's own data only; it takes no id",
   },
+  "routes/_app/settings-data-archive.tsx": {
+    kind: "app-page",
+    get: { ...OUT("login"), ...all("404", SIGNED_IN) },
+    note: "an export id nobody has; another person's real export answering 404 is in app/features/settings/export-archive.test.ts",
+  },
   "routes/_app/confirm-email.tsx": {
     kind: "app-page",
     get: { ...OUT("login"), ...all(["400", "401", "403", "404"], SIGNED_IN) },
