@@ -19,7 +19,6 @@ export const TOP_SECTION_SIZE = 4;
 /** How far back "trending" looks. */
 export const TRENDING_DAYS = 7;
 
-
 export interface SearchPage<T> {
   items: T[];
   /** Pass back for the next page; null on the last one. */
