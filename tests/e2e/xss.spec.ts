@@ -305,6 +305,14 @@ test.describe("XSS corpus through every writable field, in a real browser", () =
       await visit(adminPage, hits, path);
     }
     await visit(adminPage, hits, `/admin/users?q=${encodeURIComponent(author.username)}`);
+    // The bulk e-mail composer: the subject is text, the body is the admin's own HTML, shown
+    // in a frame without scripts; the recipient's display name goes in escaped.
+    await visit(adminPage, hits, "/admin/email");
+    await adminPage.getByLabel("Subject").fill(CORPUS.slice(0, 20).join(" ").slice(0, 190));
+    await adminPage
+      .getByLabel("Body (HTML)")
+      .fill(`<p>Hi {{display_name}}</p>${CORPUS.slice(20, 40).join("\n")}`);
+    await expect(adminPage.getByTestId("preview-subject")).not.toHaveText("—");
 
     expect(hits.trapped, "payloads that ran").toEqual([]);
     expect(hits.dialogs, "dialogs opened").toEqual([]);
