@@ -282,18 +282,29 @@ function createAuth() {
       autoSignInAfterVerification: true,
       expiresIn: 24 * 60 * 60,
       sendVerificationEmail: async ({ user, url }) => {
+        // An address added or changed by someone already signed in (a new e-mail, a guest
+        // saving the account) confirms in the app; say so instead of "welcome".
+        const isForAccount = new URL(url).searchParams.get("callbackURL") === "/settings";
         await sendMail({
           to: user.email,
-          subject: "Confirm your e-mail for Soundtrail",
+          subject: isForAccount
+            ? "Confirm your new e-mail for Soundtrail"
+            : "Confirm your e-mail for Soundtrail",
           ...renderEmail({
-            title: "Confirm your e-mail",
-            paragraphs: [
-              `Hi ${user.name || "there"}, welcome to Soundtrail!`,
-              "Confirm your e-mail address to finish creating your account. The link works for 24 hours.",
-            ],
+            title: isForAccount ? "Confirm your new e-mail" : "Confirm your e-mail",
+            paragraphs: isForAccount
+              ? [
+                  `Hi ${user.name || "there"}, this address was given for a Soundtrail account.`,
+                  "Confirm it to sign in with it from now on. The link works for 24 hours.",
+                ]
+              : [
+                  `Hi ${user.name || "there"}, welcome to Soundtrail!`,
+                  "Confirm your e-mail address to finish creating your account. The link works for 24 hours.",
+                ],
             action: { label: "Confirm my e-mail", url: confirmUrl(url) },
-            footer:
-              "You get this mail because someone signed up for Soundtrail with this address. If it was not you, ignore it.",
+            footer: isForAccount
+              ? "You get this mail because someone gave this address for their Soundtrail account. If it was not you, ignore it: nothing changes."
+              : "You get this mail because someone signed up for Soundtrail with this address. If it was not you, ignore it.",
           }),
         });
       },

@@ -90,8 +90,10 @@ test("changes the e-mail through the link mailed to the new address, then signs 
   // Nothing changes until the link is opened.
   await expect(page.getByText(`Now: ${oldEmail}`)).toBeVisible();
 
-  const confirmation = await lastMailTo(request, newEmail, (m) =>
-    /Confirm your e-mail/.test(m.subject),
+  const confirmation = await lastMailTo(
+    request,
+    newEmail,
+    (m) => m.subject === "Confirm your new e-mail for Soundtrail",
   );
   await page.goto(linkIn(confirmation, "/settings/confirm-email"));
   await expect(page).toHaveURL(/\/settings$/);
@@ -100,10 +102,21 @@ test("changes the e-mail through the link mailed to the new address, then signs 
   await expect(page.getByText(`Now: ${newEmail}`)).toBeVisible();
   await expect(page.getByText("(not confirmed yet)")).toHaveCount(0);
 
-  // What the old address received: today only its sign-up confirmation. Issue 13 asks that
-  // the old address is told of the change; the app does not mail it yet (see the report).
+  // The old address was told of the change (after its own sign-up confirmation).
+  const notice = await lastMailTo(
+    request,
+    oldEmail,
+    (m) => m.subject === "Your Soundtrail e-mail is being changed",
+  );
+  // It names the new address masked ("ne•••@example.test"), never in full.
+  const unfolded = notice.raw.replace(/=\r?\n/g, "");
+  expect(unfolded).toContain(`@${newEmail.split("@")[1]}`);
+  expect(unfolded).not.toContain(newEmail);
   const toOld = await mailsTo(request, oldEmail);
-  expect(toOld.map((m) => m.subject)).toEqual(["Confirm your e-mail for Soundtrail"]);
+  expect(toOld.map((m) => m.subject)).toEqual([
+    "Confirm your e-mail for Soundtrail",
+    "Your Soundtrail e-mail is being changed",
+  ]);
 
   await signOut(page);
   await signIn(page, oldEmail, PASSWORD);

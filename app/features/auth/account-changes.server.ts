@@ -1,8 +1,10 @@
 import { eq } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { user as userTable } from "~/db/schema";
+import { sendMail } from "~/features/mail/mail.server";
+import { renderEmail } from "~/features/mail/render";
 import { sendSms } from "~/features/sms/sms.server";
-import { getAuth } from "~/lib/auth.server";
+import { getAuth, isPlaceholderEmail } from "~/lib/auth.server";
 import { logger } from "~/lib/logger.server";
 import {
   type AuthResult,
@@ -58,6 +60,10 @@ export async function changeEmail(
 ): Promise<AuthResult> {
   const fresh = await assertRecentAuth(options);
   if (!fresh.ok) return fresh;
+  const [current] = await getDb()
+    .select({ email: userTable.email, name: userTable.name })
+    .from(userTable)
+    .where(eq(userTable.id, fresh.userId));
   const response = await getAuth().api.changeEmail({
     body: { newEmail: options.newEmail, callbackURL: "/settings" },
     headers: options.headers,
@@ -71,7 +77,30 @@ export async function changeEmail(
       errors: { newEmail: [message ?? "Could not change the e-mail."] },
     };
   }
+  // The old address is told, so a change nobody asked for does not go unnoticed.
+  if (current && !isPlaceholderEmail(current.email)) {
+    await sendMail({
+      to: current.email,
+      subject: "Your Soundtrail e-mail is being changed",
+      ...renderEmail({
+        title: "Your e-mail is being changed",
+        paragraphs: [
+          `Hi ${current.name || "there"}, someone signed in to your Soundtrail account asked to use ${maskEmail(options.newEmail)} instead of this address.`,
+          "The change happens when the link sent to the new address is opened. Until then, and if it is never opened, this address stays the one you sign in with.",
+          "If this was not you, sign in, change your password in Settings → Security, and sign out the other sessions there.",
+        ],
+        footer: "You get this mail because it concerns the Soundtrail account of this address.",
+      }),
+    });
+  }
   return { ok: true, headers: new Headers() };
+}
+
+/** "ne•••@example.org": enough to recognise an address, not enough to harvest it. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf("@");
+  if (at < 1) return "another address";
+  return `${email.slice(0, Math.min(2, at))}•••${email.slice(at)}`;
 }
 
 /** Texts a code to a new phone number; `confirmPhoneChange` finishes the change. */
