@@ -23,8 +23,14 @@ import { assertRecentAuth, type ReauthOptions } from "./reauth.server";
  */
 
 export async function changePassword(
-  options: ReauthOptions & { currentPassword: string; newPassword: string },
+  options: ReauthOptions & {
+    currentPassword: string;
+    newPassword: string;
+    /** End every other session too ("Sign out my other devices"; on unless asked otherwise). */
+    signOutOthers?: boolean;
+  },
 ): Promise<AuthResult> {
+  const signOutOthers = options.signOutOthers ?? true;
   const fresh = await assertRecentAuth({ ...options, password: options.currentPassword });
   if (!fresh.ok) return fresh;
   const [owner] = await getDb()
@@ -41,7 +47,7 @@ export async function changePassword(
     body: {
       currentPassword: options.currentPassword,
       newPassword: options.newPassword,
-      revokeOtherSessions: true,
+      revokeOtherSessions: signOutOthers,
     },
     headers: options.headers,
     asResponse: true,
@@ -50,7 +56,7 @@ export async function changePassword(
     return { ok: false, status: 400, errors: { currentPassword: ["That password is not right."] } };
   }
   // The other devices' sessions were revoked: their live streams close too.
-  await sessionsEnded(fresh.userId);
+  if (signOutOthers) await sessionsEnded(fresh.userId);
   return { ok: true, headers: cookiesOf(response) };
 }
 

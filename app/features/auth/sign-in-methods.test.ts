@@ -95,8 +95,8 @@ async function createPasswordAccount(name: string) {
   return { id, email };
 }
 
-async function signIn(email: string) {
-  const result = await signInWithEmail({ email, password: PASSWORD, headers: requestHeaders() });
+async function signIn(email: string, password = PASSWORD) {
+  const result = await signInWithEmail({ email, password, headers: requestHeaders() });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result;
 }
@@ -517,13 +517,24 @@ describe("two-factor sign-in (TOTP)", () => {
     expect(
       (await getViewerFromHeaders(requestHeaders(cookieHeader(other.headers)))).viewer,
     ).toBeNull();
-    // And back, for the tests below.
+    // And back, for the tests below, this time keeping the other devices signed in.
+    const again = await signIn("secure@example.org", "Temporary-Lodger-1974");
+    const kept = await verifySecondFactor({
+      code: backupCodes[5]!,
+      isBackupCode: true,
+      headers: requestHeaders(cookieHeader(again.headers)),
+    });
+    if (!kept.ok) throw new Error("no second session");
     const back = await changePassword({
       headers: requestHeaders(cookie),
       currentPassword: "Temporary-Lodger-1974",
       newPassword: PASSWORD,
+      signOutOthers: false,
     });
     expect(back).toMatchObject({ ok: true });
+    expect(
+      (await getViewerFromHeaders(requestHeaders(cookieHeader(kept.headers)))).viewer?.username,
+    ).toBe("secure");
   });
 
   it("turns off only from an aal2 session, dropping the other sessions to aal1", async () => {

@@ -141,10 +141,15 @@ export async function action({ context, request }: Route.ActionArgs) {
       currentPassword: values.currentPassword ?? "",
       newPassword: values.newPassword ?? "",
       code: values.code,
+      // A checkbox: sent as "on" when ticked (it is by default), absent when not.
+      signOutOthers: values.signOutOthers === "on",
     });
     if (!result.ok)
       return data({ intent, ok: false as const, ...failureData(result) }, failureInit(result));
-    return data({ intent, ok: true as const }, { headers: result.headers });
+    return data(
+      { intent, ok: true as const, signedOutOthers: values.signOutOthers === "on" },
+      { headers: result.headers },
+    );
   }
   return data(
     { intent, ok: false as const, errors: { form: ["Unknown action."] } },

@@ -1,5 +1,5 @@
 import { KeyRound, ShieldCheck } from "lucide-react";
-import { useEffect, useRef } from "react";
+import { useEffect, useId, useRef } from "react";
 import { useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
@@ -18,7 +18,8 @@ export type SecurityActionData =
       qr: { size: number; path: string };
     }
   | { intent: "2fa-confirm" | "backup-codes"; ok: true; backupCodes: string[] }
-  | { intent: "2fa-disable" | "password"; ok: true }
+  | { intent: "2fa-disable"; ok: true }
+  | { intent: "password"; ok: true; signedOutOthers: boolean }
   | {
       intent: string;
       ok: false;
@@ -121,6 +122,7 @@ export function SecuritySettings({
 }) {
   const twoFactor = useFetcher<SecurityActionData>({ key: "two-factor" });
   const password = useFetcher<SecurityActionData>({ key: "password" });
+  const signOutId = useId();
   const passwordForm = useRef<HTMLFormElement>(null);
   const result = twoFactor.data;
   const errors = result && !result.ok ? result.errors : undefined;
@@ -218,7 +220,9 @@ export function SecuritySettings({
             <input type="hidden" name="intent" value="password" />
             {password.data?.ok ? (
               <p role="status" className="text-sm text-primary">
-                Password changed. Every other device was signed out.
+                {password.data.intent === "password" && !password.data.signedOutOthers
+                  ? "Password changed. Your other devices stay signed in."
+                  : "Password changed. Every other device was signed out."}
               </p>
             ) : null}
             <FormErrors
@@ -248,6 +252,18 @@ export function SecuritySettings({
                 required={false}
               />
             ) : null}
+            <div className="flex items-center gap-3">
+              <input
+                id={signOutId}
+                type="checkbox"
+                name="signOutOthers"
+                defaultChecked
+                className="size-4 accent-[var(--primary)]"
+              />
+              <label htmlFor={signOutId} className="text-sm font-medium">
+                Sign out my other devices
+              </label>
+            </div>
             <Button type="submit" disabled={password.state !== "idle"} className="self-start">
               Change password
             </Button>
