@@ -1,46 +1,30 @@
-/** Browsers in the order they must be tested (Edge and Opera also say "Chrome"). */
-const BROWSERS: [RegExp, string][] = [
-  [/Edg(?:e|A|iOS)?\/(\d+)/, "Edge"],
-  [/OPR\/(\d+)/, "Opera"],
-  [/SamsungBrowser\/(\d+)/, "Samsung Internet"],
-  [/(?:Firefox|FxiOS)\/(\d+)/, "Firefox"],
-  [/(?:Chrome|Chromium|CriOS)\/(\d+)/, "Chrome"],
-  [/Version\/(\d+)[\d.]* .*Safari\//, "Safari"],
-];
+import { UAParser } from "ua-parser-js";
 
-const SYSTEMS: [RegExp, string][] = [
-  [/iPhone|iPod/, "iPhone"],
-  [/iPad/, "iPad"],
-  [/Android/, "Android"],
-  [/Windows/, "Windows"],
-  [/CrOS/, "ChromeOS"],
-  [/Mac OS X|Macintosh/, "macOS"],
-  [/Linux/, "Linux"],
-];
+/** How a phone or tablet is named when its model says more than its system ("iPhone"). */
+const NAMED_DEVICES = new Set(["iPhone", "iPad", "iPod"]);
 
 /**
- * A readable browser and system from a User-Agent string, for the sessions list. Deliberately
- * small: it only has to tell a person's own devices apart, not identify every client.
+ * A readable browser and system from a User-Agent string, for the sessions list ("Firefox 128"
+ * on "Linux"), parsed by ua-parser-js (1.x, MIT; the 2.x line is AGPL).
  */
 export function describeUserAgent(ua: string | null | undefined): {
   browser: string;
   system: string;
 } {
-  let browser = "Unknown browser";
-  let system = "unknown system";
-  if (!ua) return { browser, system };
-  for (const [pattern, name] of BROWSERS) {
-    const match = ua.match(pattern);
-    if (match) {
-      browser = `${name} ${match[1] ?? ""}`.trim();
-      break;
-    }
-  }
-  for (const [pattern, name] of SYSTEMS) {
-    if (pattern.test(ua)) {
-      system = name;
-      break;
-    }
-  }
+  if (!ua) return { browser: "Unknown browser", system: "unknown system" };
+  const parsed = new UAParser(ua).getResult();
+  const major = parsed.browser.major ?? parsed.browser.version?.split(".")[0] ?? "";
+  const name = parsed.browser.name?.replace(/^Mobile /, "");
+  const browser = name ? `${name} ${major}`.trim() : "Unknown browser";
+  const model = parsed.device.model;
+  const os = parsed.os.name;
+  const system =
+    model && NAMED_DEVICES.has(model)
+      ? model
+      : os === "Mac OS"
+        ? "macOS"
+        : os === "Chromium OS"
+          ? "ChromeOS"
+          : (os ?? "unknown system");
   return { browser, system };
 }
