@@ -91,7 +91,7 @@ export function AppHeader({
   return (
     <header className="sticky top-0 z-30 border-b border-border bg-background/95 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-3 px-4">
-        <Logo to="/feed" />
+        <Logo to="/feed" isCompact={viewer !== null} />
         <nav
           id={navId}
           aria-label="Main"

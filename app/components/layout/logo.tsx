@@ -1,7 +1,11 @@
 import { Link } from "react-router";
 import { Icon } from "~/components/ui/icon";
 
-export function Logo({ to = "/" }: { to?: string }) {
+/**
+ * The mark and the name. `isCompact`: on the narrowest phones the name is left to screen readers,
+ * so a signed-in header (search, notifications, profile, sign out, menu) fits in 390 px.
+ */
+export function Logo({ to = "/", isCompact = false }: { to?: string; isCompact?: boolean }) {
   return (
     <Link
       to={to}
@@ -12,7 +16,7 @@ export function Logo({ to = "/" }: { to?: string }) {
       <span className="rounded-lg bg-primary p-1.5 text-primary-foreground">
         <Icon name="audio-waveform" className="size-5" />
       </span>
-      Soundtrail
+      <span className={isCompact ? "max-[419px]:sr-only" : undefined}>Soundtrail</span>
     </Link>
   );
 }
