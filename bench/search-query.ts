@@ -1,3 +1,5 @@
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { sql } from "drizzle-orm";
 import {
   countStatements,
@@ -65,7 +67,11 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
   const maxSeconds = Number(process.env.BENCH_QUERY_SECONDS ?? 15);
   if (!Number.isInteger(postCount) || postCount < 1000)
     throw new Error("BENCH_POSTS must be ≥ 1000");
-  const data = tempDataDir("search");
+  // BENCH_DATA_DIR keeps the generated data set between runs (for working on the queries):
+  // generated once, then reused while its marker says the same size.
+  const kept = process.env.BENCH_DATA_DIR;
+  const data = kept ? { dir: kept, cleanup: () => {} } : tempDataDir("search");
+  const marker = path.join(data.dir, `.soundtrail-bench-search-${postCount}`);
   let opened: DatabaseHandle | null = null;
   try {
     opened = await openDatabase({ dataDir: data.dir });
@@ -73,10 +79,16 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
     await migrateDatabase(handle);
     setDatabase(handle);
     const started = performance.now();
-    const facts = await generateDataset(handle, postCount, "search-query");
+    const reused = existsSync(marker);
+    const facts = reused
+      ? [`data set reused from ${data.dir} (BENCH_DATA_DIR)`]
+      : await generateDataset(handle, postCount, "search-query");
     const generation = (performance.now() - started) / 1000;
     log(`search-query: generation took ${generation.toFixed(1)} s`);
-    await timed("search-query", "ANALYZE", () => handle.db.execute(sql`analyze`));
+    if (!reused) {
+      await timed("search-query", "ANALYZE", () => handle.db.execute(sql`analyze`));
+      if (kept) writeFileSync(marker, new Date().toISOString());
+    }
 
     const ids = (
       (await getDb().execute(

@@ -37,15 +37,28 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Where PGlite keeps its files; `memory://` (or undefined) keeps them in memory. */
   dataDir?: string;
+  /**
+   * In-memory PGlite only: start from this data directory (a `dumpDataDir` tarball) instead of
+   * an empty one. Tests clone one migrated database this way (app/db/test-db.server.ts).
+   */
+  loadDataDir?: Blob;
 }
 
-const statementCounter = new AsyncLocalStorage<{ count: number }>();
+interface StatementLog {
+  count: number;
+  /** Present when the caller asked for the statements themselves. */
+  statements?: { sql: string; params: unknown[] }[];
+}
+
+const statementCounter = new AsyncLocalStorage<StatementLog>();
 
 /** Counts every statement Drizzle sends while a `countStatements` callback runs. */
 const countingLogger: Logger = {
-  logQuery() {
+  logQuery(query, params) {
     const store = statementCounter.getStore();
-    if (store) store.count++;
+    if (!store) return;
+    store.count++;
+    store.statements?.push({ sql: query, params });
   },
 };
 
@@ -59,6 +72,15 @@ export async function countStatements<T>(
   const store = { count: 0 };
   const result = await statementCounter.run(store, fn);
   return { result, statements: store.count };
+}
+
+/** Runs `fn` and returns the SQL statements it sent through Drizzle, with their parameters. */
+export async function captureStatements<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; statements: { sql: string; params: unknown[] }[] }> {
+  const store: StatementLog = { count: 0, statements: [] };
+  const result = await statementCounter.run(store, fn);
+  return { result, statements: store.statements ?? [] };
 }
 
 function isAlive(pid: number): boolean {
@@ -152,7 +174,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   let release = () => {};
   let pglite: PGlite;
   if (inMemory) {
-    pglite = new PGlite({ extensions });
+    pglite = new PGlite({ extensions, loadDataDir: options.loadDataDir });
   } else {
     const dir = options.dataDir as string;
     mkdirSync(dir, { recursive: true });
