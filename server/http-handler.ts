@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { withRequestLogContext } from "../app/lib/logger.server";
 import {
   BODY_LIMITS,
   type BodyClass,
@@ -101,15 +102,29 @@ export function createNodeHandler(options: NodeHandlerOptions) {
     });
   }
 
-  async function handleApp(
+  function handleApp(
     req: IncomingMessage,
     res: ServerResponse,
     pathname: string,
     expectsContinue: boolean,
   ) {
+    const requestId = String(req.headers["x-request-id"] ?? "").slice(0, 64) || randomUUID();
+    // Every log line written while this request is served (here, in the app, in the work it
+    // defers until after its answer) carries its id.
+    return withRequestLogContext(requestId, () =>
+      serveApp(req, res, pathname, expectsContinue, requestId),
+    );
+  }
+
+  async function serveApp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    expectsContinue: boolean,
+    requestId: string,
+  ) {
     const started = performance.now();
     const method = req.method ?? "GET";
-    const requestId = String(req.headers["x-request-id"] ?? "").slice(0, 64) || randomUUID();
     const bodyClass = bodyClassFor(method, pathname);
     const context = { requestId, bodyClass, path: pathname, started };
 

@@ -4,10 +4,10 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import pino from "pino";
 import { createRequestHandler, type RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
 import { EnvError, parseEnv } from "../app/lib/env.server";
+import { logger } from "../app/lib/logger.server";
 import { baseSecurityHeaders } from "../app/lib/security.server";
 import { withDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
@@ -32,12 +32,6 @@ interface AppEntry {
     buildId: string;
   }): RouterContextProvider;
 }
-
-const logger = pino({
-  level: process.env.LOG_LEVEL ?? "info",
-  base: { service: "soundtrail" },
-  timestamp: pino.stdTimeFunctions.isoTime,
-});
 
 function fail(message: string): never {
   logger.fatal(message);
