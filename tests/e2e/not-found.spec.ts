@@ -23,6 +23,9 @@ test.describe("unknown pages", () => {
     // The status message matches the code (it once read "404 / Internal Server Error").
     await expect(page.getByRole("heading", { level: 1, name: "Not Found" })).toBeVisible();
     await expect(page.getByText("Page not found: /auth/nope")).toBeVisible();
+    // Inside the sign-in pages' layout: their logo link and colour switch stay.
+    await expect(page.getByRole("banner").getByRole("link", { name: /Soundtrail/ })).toBeVisible();
+    await expect(page.getByRole("main")).toHaveCount(1);
   });
 
   test("a post that does not exist sends a signed-out visitor to sign in", async ({ page }) => {
@@ -41,6 +44,11 @@ test.describe("unknown pages", () => {
       expect(response?.status()).toBe(404);
       await expect(page.getByRole("heading", { level: 1, name: "Not Found" })).toBeVisible();
       await expect(page.getByText("Page not found: /post/anything")).toBeVisible();
+      // The app's layout stays around the error: the header, its navigation and the footer.
+      await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+      await expect(page.getByRole("contentinfo")).toBeVisible();
+      await expect(page.getByRole("main")).toHaveCount(1);
+      await expectNoAxeViolations(page);
     });
   });
 

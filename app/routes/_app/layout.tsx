@@ -1,5 +1,7 @@
+import type { ReactNode } from "react";
 import { Link, Outlet, useLocation, useMatches, useRouteLoaderData } from "react-router";
 import { AppHeader, type HeaderViewer } from "~/components/layout/app-header";
+import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { SiteFooter } from "~/components/layout/site-footer";
 import {
   UnreadBadge,
@@ -42,7 +44,8 @@ function LiveAppHeader({
   );
 }
 
-export default function AppLayout() {
+/** The header, the guest notice and the footer around `children`: the page or its error. */
+function AppShell({ children }: { children: ReactNode }) {
   const root = useRouteLoaderData<{
     viewer:
       | (HeaderViewer & {
@@ -79,10 +82,27 @@ export default function AppLayout() {
           id="main"
           className={cn("mx-auto w-full flex-1 px-4 py-8", isWide ? "max-w-6xl" : "max-w-3xl")}
         >
-          <Outlet />
+          {children}
         </main>
         <SiteFooter isSignedIn={viewer !== null} />
       </div>
     </LiveProvider>
+  );
+}
+
+export default function AppLayout() {
+  return (
+    <AppShell>
+      <Outlet />
+    </AppShell>
+  );
+}
+
+/** An error or a 404 inside the app keeps the header and the footer (and the live stream). */
+export function ErrorBoundary() {
+  return (
+    <AppShell>
+      <RouteErrorScreen inLayout />
+    </AppShell>
   );
 }

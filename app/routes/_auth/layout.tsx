@@ -1,5 +1,7 @@
+import type { ReactNode } from "react";
 import { Outlet } from "react-router";
 import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
+import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { Logo } from "~/components/layout/logo";
 import { redirectRulesMiddleware } from "~/lib/guards.server";
 import { useColorModePreference } from "~/lib/use-color-mode";
@@ -11,7 +13,7 @@ export function loader() {
   return null;
 }
 
-export default function AuthLayout() {
+function AuthShell({ children }: { children: ReactNode }) {
   const colorMode = useColorModePreference();
   return (
     <div className="flex min-h-dvh flex-col bg-card">
@@ -20,8 +22,25 @@ export default function AuthLayout() {
         <ColorModeSwitch current={colorMode} />
       </header>
       <main id="main" className="mx-auto w-full max-w-md flex-1 px-4 pb-16 pt-4">
-        <Outlet />
+        {children}
       </main>
     </div>
+  );
+}
+
+export default function AuthLayout() {
+  return (
+    <AuthShell>
+      <Outlet />
+    </AuthShell>
+  );
+}
+
+/** An error or a 404 under /auth keeps the logo and the colour switch. */
+export function ErrorBoundary() {
+  return (
+    <AuthShell>
+      <RouteErrorScreen inLayout />
+    </AuthShell>
   );
 }

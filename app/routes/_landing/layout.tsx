@@ -1,5 +1,7 @@
+import type { ReactNode } from "react";
 import { Outlet } from "react-router";
 import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
+import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { Logo } from "~/components/layout/logo";
 import { SiteFooter } from "~/components/layout/site-footer";
 import { ButtonLink } from "~/components/ui/button";
@@ -13,7 +15,7 @@ export function loader() {
   return null;
 }
 
-export default function LandingLayout() {
+function LandingShell({ children }: { children: ReactNode }) {
   const colorMode = useColorModePreference();
   return (
     <div className="flex min-h-dvh flex-col">
@@ -28,8 +30,27 @@ export default function LandingLayout() {
           </div>
         </div>
       </header>
-      <Outlet />
+      {children}
       <SiteFooter />
     </div>
+  );
+}
+
+export default function LandingLayout() {
+  return (
+    <LandingShell>
+      <Outlet />
+    </LandingShell>
+  );
+}
+
+/** An error on the landing page keeps its header and footer. */
+export function ErrorBoundary() {
+  return (
+    <LandingShell>
+      <main id="main" className="flex-1">
+        <RouteErrorScreen inLayout />
+      </main>
+    </LandingShell>
   );
 }
