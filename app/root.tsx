@@ -1,26 +1,14 @@
 import { useEffect, useRef } from "react";
-import {
-  data,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  useLocation,
-  useRouteError,
-} from "react-router";
+import { data, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router";
 import type { Route } from "./+types/root";
 import "./app.css";
-import { ErrorScreen } from "~/components/layout/error-screen";
+import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { showToast, Toaster } from "~/components/ui/toaster";
-import { COLOR_MODE_COOKIE, type ColorMode, isColorMode } from "~/lib/color-mode";
+import { colorModeOf } from "~/lib/color-mode.server";
 import { requestInfoContext, viewerContext } from "~/lib/context.server";
-import { parseCookies } from "~/lib/cookies.server";
 import { getEnv, publicEnv } from "~/lib/env.server";
 import { viewerMiddleware } from "~/lib/guards.server";
 import { useNonce } from "~/lib/nonce";
-import { reloadOnce } from "~/lib/reload-guard";
-import { describeRouteError } from "~/lib/route-error";
 import { clearFlashCookie, readFlashToast } from "~/lib/toast.server";
 import { useAuthBroadcast } from "~/lib/use-auth-broadcast";
 import { useColorMode } from "~/lib/use-color-mode";
@@ -39,20 +27,21 @@ export const links: Route.LinksFunction = () => [
 
 export const middleware: Route.MiddlewareFunction[] = [viewerMiddleware];
 
-export function loader({ request, context }: Route.LoaderArgs) {
-  const cookies = parseCookies(request.headers.get("Cookie"));
-  const preference = cookies.get(COLOR_MODE_COOKIE);
-  const { toast, present } = readFlashToast(request);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const [colorMode, { toast, present }] = await Promise.all([
+    colorModeOf(request),
+    readFlashToast(request),
+  ]);
   const viewer = context.get(viewerContext);
   return data(
     {
-      colorMode: isColorMode(preference) ? preference : ("system" as ColorMode),
+      colorMode,
       toast,
       viewer,
       buildId: context.get(requestInfoContext).buildId,
       config: publicEnv(getEnv()),
     },
-    present ? { headers: { "Set-Cookie": clearFlashCookie } } : undefined,
+    present ? { headers: { "Set-Cookie": await clearFlashCookie() } } : undefined,
   );
 }
 
@@ -102,11 +91,5 @@ export default function App({ loaderData }: Route.ComponentProps) {
 }
 
 export function ErrorBoundary() {
-  const error = useRouteError();
-  const { pathname } = useLocation();
-  const described = describeRouteError(error, pathname, import.meta.env.DEV);
-  useEffect(() => {
-    if (described.isChunkLoadError) reloadOnce();
-  }, [described.isChunkLoadError]);
-  return <ErrorScreen error={described} />;
+  return <RouteErrorScreen />;
 }

@@ -109,9 +109,9 @@ describe("contact and token parsers", () => {
     );
   });
 
-  it("parseCookies and the flash toast: any Cookie header is read without throwing", () => {
-    fc.assert(
-      fc.property(
+  it("parseCookies and the flash toast: any Cookie header is read without throwing", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.oneof(
           text,
           fc
@@ -122,7 +122,7 @@ describe("contact and token parsers", () => {
             .tuple(fc.base64String({ maxLength: 200 }), fc.base64String({ maxLength: 60 }))
             .map(([p, m]) => `${FLASH_COOKIE}=${p}.${m}`),
         ),
-        (header) => {
+        async (header) => {
           expect(parseCookies(header)).toBeInstanceOf(Map);
           let headers: Headers;
           try {
@@ -130,7 +130,7 @@ describe("contact and token parsers", () => {
           } catch {
             return; // not a header a client could send (fetch refuses it too)
           }
-          const { toast } = readFlashToast(new Request("http://localhost/", { headers }));
+          const { toast } = await readFlashToast(new Request("http://localhost/", { headers }));
           // Only a toast signed with the server's secret is shown.
           expect(toast).toBeNull();
         },

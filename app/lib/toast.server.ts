@@ -1,7 +1,7 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { redirect } from "react-router";
+import { createHmac } from "node:crypto";
+import { type Cookie, createCookie, redirect } from "react-router";
 import { z } from "zod";
-import { parseCookies, serializeCookie } from "./cookies.server";
+import { parseCookies } from "./cookies.server";
 import { getEnv, resolveAuthSecret } from "./env.server";
 import { FLASH_COOKIE, type ToastMessage } from "./toast";
 
@@ -13,44 +13,64 @@ const toastSchema = z.object({
   description: z.string().max(500).optional(),
 }) satisfies z.ZodType<ToastMessage, unknown>;
 
-function sign(payload: string): string {
+let cached: { secret: string; cookie: Cookie } | undefined;
+
+/**
+ * React Router's signed cookie for the toast shown on the next page. Its key is derived from
+ * AUTH_SECRET for this purpose only, so a value signed for one cookie is never valid in another.
+ */
+function flashCookie(): Cookie {
   const secret = resolveAuthSecret(getEnv());
-  return createHmac("sha256", secret).update(`flash:${payload}`).digest("base64url");
+  if (cached?.secret !== secret) {
+    const key = createHmac("sha256", secret).update("soundtrail flash-toast cookie").digest("hex");
+    cached = {
+      secret,
+      cookie: createCookie(FLASH_COOKIE, {
+        secrets: [key],
+        httpOnly: true,
+        maxAge: 60,
+        path: "/",
+        sameSite: "lax",
+      }),
+    };
+  }
+  return cached.cookie;
 }
 
 /** A Set-Cookie header carrying a toast for the next page the browser loads. */
-export function flashToastCookie(toast: ToastMessage): string {
-  const payload = Buffer.from(JSON.stringify(toastSchema.parse(toast))).toString("base64url");
-  return serializeCookie(FLASH_COOKIE, `${payload}.${sign(payload)}`, {
-    httpOnly: true,
-    maxAge: 60,
-  });
+export async function flashToastCookie(toast: ToastMessage): Promise<string> {
+  return flashCookie().serialize(toastSchema.parse(toast));
 }
 
-export const clearFlashCookie = serializeCookie(FLASH_COOKIE, "", { httpOnly: true, maxAge: 0 });
+/** The Set-Cookie header that removes a flashed toast once it was shown. */
+export function clearFlashCookie(): Promise<string> {
+  return flashCookie().serialize("", { maxAge: 0 });
+}
 
 /** Reads the flashed toast of a request, if any, and whether a cookie needs clearing. */
-export function readFlashToast(request: Request): { toast: ToastMessage | null; present: boolean } {
-  const raw = parseCookies(request.headers.get("Cookie")).get(FLASH_COOKIE);
-  if (!raw) return { toast: null, present: false };
-  const [payload, mac] = raw.split(".");
-  if (!payload || !mac) return { toast: null, present: true };
-  const expected = Buffer.from(sign(payload));
-  const given = Buffer.from(mac);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    return { toast: null, present: true };
-  }
+export async function readFlashToast(
+  request: Request,
+): Promise<{ toast: ToastMessage | null; present: boolean }> {
+  const header = request.headers.get("Cookie");
+  // Present at all (even forged or expired): then the answer clears it.
+  if (!parseCookies(header).has(FLASH_COOKIE)) return { toast: null, present: false };
+  let value: unknown;
   try {
-    const parsed = toastSchema.safeParse(JSON.parse(Buffer.from(payload, "base64url").toString()));
-    return { toast: parsed.success ? parsed.data : null, present: true };
+    value = await flashCookie().parse(header);
   } catch {
     return { toast: null, present: true };
   }
+  const parsed = toastSchema.safeParse(value);
+  return { toast: parsed.success ? parsed.data : null, present: true };
 }
 
 /** `redirect()` that shows `toast` on the page it lands on. */
-export function redirectWithToast(url: string, toast: ToastMessage, init?: ResponseInit) {
+export async function redirectWithToast(
+  url: string,
+  toast: ToastMessage,
+  init?: ResponseInit,
+): Promise<Response> {
   const headers = new Headers(init?.headers);
-  headers.append("Set-Cookie", flashToastCookie(toast));
+  headers.append("Set-Cookie", await flashToastCookie(toast));
   return redirect(url, { ...init, headers });
 }

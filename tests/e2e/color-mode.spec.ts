@@ -23,7 +23,9 @@ test.describe("colour mode", () => {
     );
     expect(luminance(await bodyBackground(page))).toBeLessThan(0.05);
     const cookies = await context.cookies();
-    expect(cookies.find((cookie) => cookie.name === "st_theme")?.value).toBe("dark");
+    // React Router's cookie encoding: base64 of the JSON value.
+    const stored = cookies.find((cookie) => cookie.name === "st_theme")?.value ?? "";
+    expect(JSON.parse(Buffer.from(decodeURIComponent(stored), "base64").toString())).toBe("dark");
 
     // The server itself renders the saved theme, so the page never flashes light first.
     const fetched = await page.request.get("/");

@@ -154,7 +154,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     const responseHeaders = new Headers(result.headers);
     responseHeaders.append(
       "Set-Cookie",
-      flashToastCookie({ type: "info", title: "Your account was deleted" }),
+      await flashToastCookie({ type: "info", title: "Your account was deleted" }),
     );
     return redirect("/", { headers: responseHeaders });
   }

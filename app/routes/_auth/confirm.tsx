@@ -16,7 +16,7 @@ export async function loader({ request }: Route.LoaderArgs) {
   if (result.ok) {
     result.headers.append(
       "Set-Cookie",
-      flashToastCookie({
+      await flashToastCookie({
         type: "success",
         title: "E-mail confirmed",
         description: "Welcome to Soundtrail!",

@@ -44,8 +44,8 @@ function oauthProblem(errors: string[]): string | null {
   return "Signing in with that provider did not work. Please try again, or use another way.";
 }
 
-function signedInRedirect(headers: Headers, redirectTo: string | undefined, title: string) {
-  headers.append("Set-Cookie", flashToastCookie({ type: "success", title }));
+async function signedInRedirect(headers: Headers, redirectTo: string | undefined, title: string) {
+  headers.append("Set-Cookie", await flashToastCookie({ type: "success", title }));
   return redirect(safeRedirectPath(redirectTo) ?? "/feed", { headers });
 }
 

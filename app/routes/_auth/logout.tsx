@@ -18,7 +18,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   });
   headers.append(
     "Set-Cookie",
-    flashToastCookie({
+    await flashToastCookie({
       type: "info",
       title: everywhere ? "Signed out on every device" : "Signed out",
     }),

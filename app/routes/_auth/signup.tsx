@@ -49,7 +49,7 @@ export async function action({ request }: Route.ActionArgs) {
       return data({ status: "code" as const, phone, errors: result.errors }, failureInit(result));
     result.headers.append(
       "Set-Cookie",
-      flashToastCookie({
+      await flashToastCookie({
         type: "success",
         title: "Phone confirmed",
         description: "Welcome to Soundtrail!",

@@ -39,7 +39,7 @@ export async function action({ request }: Route.ActionArgs) {
   }
   result.headers.append(
     "Set-Cookie",
-    flashToastCookie({ type: "success", title: "Welcome back!" }),
+    await flashToastCookie({ type: "success", title: "Welcome back!" }),
   );
   return redirect(safeRedirectPath(values.redirectTo) ?? "/feed", { headers: result.headers });
 }

@@ -1,13 +1,12 @@
 import { data, redirect } from "react-router";
 import { z } from "zod";
-import { COLOR_MODE_COOKIE, COLOR_MODES } from "~/lib/color-mode";
-import { serializeCookie } from "~/lib/cookies.server";
+import { COLOR_MODES } from "~/lib/color-mode";
+import { colorModeSetCookie } from "~/lib/color-mode.server";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/color-mode";
 
 const schema = z.object({ mode: z.enum(COLOR_MODES) });
-const ONE_YEAR = 365 * 24 * 60 * 60;
 const labels = { system: "System", light: "Light", dark: "Dark" } as const;
 
 function refererPath(request: Request): string | null {
@@ -31,10 +30,10 @@ export async function action({ request }: Route.ActionArgs) {
   }
   const { mode } = parsed.data;
   const headers = new Headers();
-  headers.append("Set-Cookie", serializeCookie(COLOR_MODE_COOKIE, mode, { maxAge: ONE_YEAR }));
+  headers.append("Set-Cookie", await colorModeSetCookie(mode));
   headers.append(
     "Set-Cookie",
-    flashToastCookie({
+    await flashToastCookie({
       type: "success",
       title: `${labels[mode]} theme`,
       description:
