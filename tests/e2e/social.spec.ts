@@ -17,10 +17,10 @@ async function pageAs(
     viewport,
   });
   const page = await context.newPage();
-  // Anything a user typed that ran as code would open a dialog.
+  // Anything a user typed that ran as code would open a dialog; and the app itself never opens
+  // a native one (its confirmations are <dialog>s, docs/decisions/020-ui-primitives.md).
   page.on("dialog", (dialog) => {
-    if (dialog.type() === "alert") throw new Error(`Script ran: ${dialog.message()}`);
-    void dialog.accept();
+    throw new Error(`A native ${dialog.type()} dialog opened: ${dialog.message()}`);
   });
   return page;
 }
@@ -261,6 +261,16 @@ test.describe
       await gotoHydrated(alicePage, `/post/${followersPostId}`);
       await alicePage.locator("summary", { hasText: "More actions for “Roads”" }).click();
       await alicePage.getByRole("button", { name: "Delete post" }).click();
+      // The app's confirmation dialog: Escape cancels and gives focus back to the menu item.
+      const confirm = alicePage.getByRole("dialog", { name: "Delete this post?" });
+      await expect(confirm).toBeVisible();
+      await expect(confirm).toContainText("Its likes and comments go with it.");
+      await alicePage.keyboard.press("Escape");
+      await expect(confirm).toBeHidden();
+      await expect(alicePage.getByRole("button", { name: "Delete post" })).toBeFocused();
+      await expect(alicePage).toHaveURL(`/post/${followersPostId}`);
+      await alicePage.getByRole("button", { name: "Delete post" }).click();
+      await confirm.getByRole("button", { name: "Delete post" }).click();
       await expect(alicePage).toHaveURL(/\/feed$/);
       await expect(alicePage.getByText("Post deleted")).toBeVisible();
       expect((await alicePage.goto(`/post/${followersPostId}`))?.status()).toBe(404);
@@ -385,5 +395,28 @@ test.describe
       const box = await page.getByRole("button", { name: "Share" }).boundingBox();
       expect(box && box.x + box.width).toBeLessThanOrEqual(390);
       await expectNoAxeViolations(page);
+    });
+
+    test("block asks first in the app's dialog, then blocks; unblock at once", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, alice);
+      await gotoHydrated(page, `/u/${bob.username}`);
+      const menu = page.locator("summary", { hasText: `More actions for ${bob.displayName}` });
+      await menu.click();
+      await page.getByRole("button", { name: `Block ${bob.displayName}` }).click();
+      const confirm = page.getByRole("dialog", { name: `Block ${bob.displayName}?` });
+      await expect(confirm).toBeVisible();
+      await expectNoAxeViolations(page);
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      await expect(confirm).toBeHidden();
+      await expect(page.getByText(`You blocked ${bob.displayName}.`)).toHaveCount(0);
+
+      await page.getByRole("button", { name: `Block ${bob.displayName}` }).click();
+      await confirm.getByRole("button", { name: "Block", exact: true }).click();
+      await expect(page.getByText(`You blocked ${bob.displayName}.`)).toBeVisible();
+      await menu.click();
+      await page.getByRole("button", { name: `Unblock ${bob.displayName}` }).click();
+      await expect(page.getByText(`You blocked ${bob.displayName}.`)).toHaveCount(0);
     });
   });

@@ -1,12 +1,14 @@
 import { type ReactNode, useEffect, useId, useRef } from "react";
 import { useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
+import { Dialog, type DialogHandle } from "~/components/ui/dialog";
 import { MAX_REASON_LENGTH } from "../limits";
 import type { ActionResult } from "./action-toast";
 
 /**
  * A button that opens a modal asking for a reason before a moderation action (delete, ban).
- * Built on <dialog>: focus moves into it, Escape closes it, the page behind is inert.
+ * The app's one modal (`Dialog`, the native <dialog>): focus moves into it, Escape closes it,
+ * the page behind is inert, and focus returns to the button.
  */
 export function ReasonDialog({
   trigger,
@@ -30,9 +32,8 @@ export function ReasonDialog({
   /** Where to post; defaults to the current route. */
   action?: string;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
+  const dialog = useRef<DialogHandle>(null);
   const fetcher = useFetcher<ActionResult>();
-  const titleId = useId();
   const reasonId = useId();
   const errorId = useId();
   const busy = fetcher.state !== "idle";
@@ -48,23 +49,15 @@ export function ReasonDialog({
         variant="secondary"
         size="sm"
         aria-label={triggerLabel}
-        onClick={() => dialog.current?.showModal()}
+        onClick={(event) => dialog.current?.open(event.currentTarget)}
       >
         {trigger}
       </Button>
-      <dialog
-        ref={dialog}
-        aria-labelledby={titleId}
-        className="m-auto w-[min(32rem,calc(100vw-2rem))] rounded-xl border border-border bg-background p-0 text-foreground shadow-xl backdrop:bg-black/50"
-      >
-        <fetcher.Form method="post" action={action} className="flex flex-col gap-4 p-6">
+      <Dialog ref={dialog} title={title} description={description}>
+        <fetcher.Form method="post" action={action} className="flex flex-col gap-4">
           {Object.entries(fields).map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />
           ))}
-          <h2 id={titleId} className="text-lg font-semibold">
-            {title}
-          </h2>
-          <div className="text-sm text-muted-foreground">{description}</div>
           <div className="flex flex-col gap-1.5">
             <label htmlFor={reasonId} className="text-sm font-medium">
               {reasonLabel}
@@ -94,7 +87,7 @@ export function ReasonDialog({
             </Button>
           </div>
         </fetcher.Form>
-      </dialog>
+      </Dialog>
     </>
   );
 }

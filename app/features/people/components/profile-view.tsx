@@ -2,6 +2,7 @@ import { useRef } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { ButtonLink } from "~/components/ui/button";
+import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
 import { FeedList } from "~/features/feed/components/feed-list";
@@ -48,35 +49,36 @@ function BlockMenu({
         <span className="sr-only">More actions for {name}</span>
       </summary>
       <div className="absolute right-0 z-20 mt-1 w-56 rounded-xl border border-border bg-card p-1 shadow-lg">
-        <fetcher.Form
-          method="post"
-          action="/api/block"
-          onSubmit={(event) => {
-            if (
-              !hasBlocked &&
-              !window.confirm(`Block ${name}? You will stop following each other.`)
-            ) {
-              event.preventDefault();
-            }
-          }}
-        >
+        <fetcher.Form method="post" action="/api/block">
           <input type="hidden" name="userId" value={userId} />
           <input type="hidden" name="name" value={name} />
           <input type="hidden" name="redirectTo" value={`${location.pathname}${location.search}`} />
-          <button
-            type="submit"
-            name="intent"
-            value={hasBlocked ? "unblock" : "block"}
-            className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm text-danger hover:bg-muted"
-          >
-            <Icon name="ban" className="size-4" />
-            {hasBlocked ? `Unblock ${name}` : `Block ${name}`}
-          </button>
+          {hasBlocked ? (
+            <button type="submit" name="intent" value="unblock" className={blockItemClass}>
+              <Icon name="ban" className="size-4" />
+              {`Unblock ${name}`}
+            </button>
+          ) : (
+            <ConfirmSubmitButton
+              name="intent"
+              value="block"
+              className={blockItemClass}
+              title={`Block ${name}?`}
+              description="You will stop following each other, and neither of you will see the other's posts."
+              confirmLabel="Block"
+            >
+              <Icon name="ban" className="size-4" />
+              {`Block ${name}`}
+            </ConfirmSubmitButton>
+          )}
         </fetcher.Form>
       </div>
     </details>
   );
 }
+
+const blockItemClass =
+  "flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm text-danger hover:bg-muted";
 
 /** Names the person chose to show (plain text, never links or HTML). */
 function Favourites({ title, names }: { title: string; names: string[] }) {

@@ -1,5 +1,6 @@
 import { useRef, useState } from "react";
 import { Form, Link } from "react-router";
+import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { Icon } from "~/components/ui/icon";
 import { ReportForm } from "~/features/reports/components/report-form";
 
@@ -50,20 +51,17 @@ export function PostMenu({
                 <Icon name="pencil" className="size-4" />
                 Edit post
               </Link>
-              <Form
-                method="post"
-                action={`/post/${postId}`}
-                onSubmit={(event) => {
-                  if (!window.confirm("Delete this post? Its likes and comments go with it.")) {
-                    event.preventDefault();
-                  }
-                }}
-              >
+              <Form method="post" action={`/post/${postId}`}>
                 <input type="hidden" name="intent" value="delete-post" />
-                <button type="submit" className={`${itemClass} text-danger`}>
+                <ConfirmSubmitButton
+                  className={`${itemClass} text-danger`}
+                  title="Delete this post?"
+                  description="Its likes and comments go with it. This cannot be undone."
+                  confirmLabel="Delete post"
+                >
                   <Icon name="trash" className="size-4" />
                   Delete post
-                </button>
+                </ConfirmSubmitButton>
               </Form>
             </>
           ) : showReport ? (
