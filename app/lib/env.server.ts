@@ -41,6 +41,8 @@ export const envSchema = z
       )
       .pipe(z.array(z.email("must be a comma-separated list of e-mail addresses"))),
     TRUST_PROXY: flag,
+    /** Serves `/bench/fixture` (bench/feed-ssr.ts); set only by the bench's own server. */
+    SOUNDTRAIL_BENCH: flag,
     /**
      * On SIGTERM, how long to keep serving (with /readyz already 503) before closing, so a load
      * balancer stops sending first and requests on the wire still get answers.

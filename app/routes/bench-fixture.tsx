@@ -7,6 +7,7 @@ import { FeedList } from "~/features/feed/components/feed-list";
 import { Composer } from "~/features/posts/components/composer";
 import type { PostCardData } from "~/features/posts/components/post-card";
 import { MOODS, type PostKind } from "~/features/posts/constants";
+import { getEnv } from "~/lib/env.server";
 import type { Route } from "./+types/bench-fixture";
 
 /**
@@ -79,7 +80,7 @@ function fixturePosts(now: number): PostCardData[] {
 }
 
 export function loader() {
-  if (process.env.SOUNDTRAIL_BENCH !== "1") {
+  if (!getEnv().SOUNDTRAIL_BENCH) {
     throw data("Not Found", { status: 404 });
   }
   return {
