@@ -143,10 +143,9 @@ describe("@supabase/supabase-js against Soundtrail", () => {
 
     const after = await app.auth.mfa.getAuthenticatorAssuranceLevel();
     expect(after.data).toMatchObject({ currentLevel: "aal2", nextLevel: "aal2" });
-    expect(after.data?.currentAuthenticationMethods.map((m) => m.method)).toEqual([
-      "totp",
-      "password",
-    ]);
+    expect(
+      after.data?.currentAuthenticationMethods.map((m) => (typeof m === "string" ? m : m.method)),
+    ).toEqual(["totp", "password"]);
     // aal2 survives a refresh.
     await app.auth.refreshSession();
     const refreshed = await app.auth.mfa.getAuthenticatorAssuranceLevel();
