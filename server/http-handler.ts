@@ -15,13 +15,19 @@ import { hasPendingBody, lingerBeforeClose, readBodyWithin, serveFetch } from ".
 import { checkOrigin } from "./origin";
 import { serveStatic } from "./static";
 
-/** Removes every Cookie header of a request (parsed and raw), before the app sees it. */
-function dropCookies(req: IncomingMessage): void {
+/**
+ * Removes the Cookie and Origin headers of a bearer request (parsed and raw) before the app
+ * sees it: its credential is the token, so no cookie may count, and Origin (a defence of
+ * cookie sessions, checked again by React Router for actions) has nothing to defend.
+ */
+function dropAmbientCredentials(req: IncomingMessage): void {
   delete req.headers.cookie;
+  delete req.headers.origin;
   const raw = req.rawHeaders;
   const kept: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if ((raw[i] ?? "").toLowerCase() !== "cookie") kept.push(raw[i] ?? "", raw[i + 1] ?? "");
+    const name = (raw[i] ?? "").toLowerCase();
+    if (name !== "cookie" && name !== "origin") kept.push(raw[i] ?? "", raw[i + 1] ?? "");
   }
   raw.length = 0;
   raw.push(...kept);
@@ -142,7 +148,7 @@ export function createNodeHandler(options: NodeHandlerOptions) {
     // are dropped here, once, so nothing downstream can). The token API reads no cookie either
     // (its OAuth callback is a top-level navigation, a GET) and answers other origins by CORS.
     const isBearer = /^bearer\s/i.test(String(req.headers.authorization ?? ""));
-    if (isBearer) dropCookies(req);
+    if (isBearer) dropAmbientCredentials(req);
     const isTokenApi = bodyClass === "api" || /^\/auth\/v1\//i.test(pathname);
     const foreign =
       isBearer || isTokenApi ? null : checkOrigin(method, req.headers, options.allowedOrigins);

@@ -205,4 +205,97 @@ describe("@supabase/supabase-js against Soundtrail", () => {
     expect(feed.status).toBe(200);
     expect(await feed.json()).toMatchObject({ tab: "following", posts: expect.any(Array) });
   });
+
+  it("posts, likes, comments and follows with the token alone (no cookie, no Origin check)", async () => {
+    const guest = client("10.77.0.5");
+    const signedIn = await guest.auth.signInAnonymously();
+    const token = signedIn.data.session?.access_token ?? "";
+    const withToken = (extra: Record<string, string> = {}) => ({
+      Authorization: `Bearer ${token}`,
+      // Another site's origin and a stray cookie: a bearer request ignores both.
+      Origin: "https://elsewhere.example",
+      Cookie: "soundtrail.session_token=not-a-session",
+      "X-Forwarded-For": "10.77.0.5",
+      ...extra,
+    });
+    const composer = new FormData();
+    composer.set("kind", "track");
+    composer.set("title", "Token Tune");
+    composer.set("artist", "The Bearers");
+    composer.set("audience", "everyone");
+    const posted = await fetch(`${server.base}/feed`, {
+      method: "POST",
+      body: composer,
+      headers: withToken(),
+      redirect: "manual",
+    });
+    expect(posted.status, await posted.clone().text()).toBeLessThan(400);
+
+    const feed = (await (
+      await fetch(`${server.base}/api/feed?tab=everyone`, { headers: withToken() })
+    ).json()) as { posts: { id: string; title: string; author: { userId?: string } }[] };
+    const post = feed.posts.find((p) => p.title === "Token Tune");
+    expect(post).toBeDefined();
+
+    const form = (fields: Record<string, string>) => ({
+      method: "POST",
+      headers: withToken({ "Content-Type": "application/x-www-form-urlencoded" }),
+      body: new URLSearchParams(fields).toString(),
+      redirect: "manual" as const,
+    });
+    const liked = await fetch(
+      `${server.base}/api/like`,
+      form({ intent: "like", postId: post?.id ?? "" }),
+    );
+    expect(liked.status).toBe(200);
+    expect(await liked.json()).toMatchObject({ ok: true });
+    const commented = await fetch(
+      `${server.base}/post/${post?.id}`,
+      form({ intent: "add-comment", content: "Sent with a token" }),
+    );
+    expect(commented.status).toBeLessThan(400);
+    const owner = await app.auth.signInWithPassword({ email: EMAIL, password: PASSWORD });
+    const followed = await fetch(
+      `${server.base}/api/follow`,
+      form({ intent: "follow", userId: owner.data.user?.id ?? "" }),
+    );
+    expect(followed.status).toBe(200);
+    const after = (await (
+      await fetch(`${server.base}/api/feed?tab=everyone`, { headers: withToken() })
+    ).json()) as {
+      posts: { id: string; likeCount: number; commentCount: number; viewerHasLiked: boolean }[];
+    };
+    expect(after.posts.find((p) => p.id === post?.id)).toMatchObject({
+      likeCount: 1,
+      commentCount: 1,
+      viewerHasLiked: true,
+    });
+
+    // A token that does not verify is a 401, not a sign-in page; the cookie door still checks
+    // Origin; and a two-step account's aal1 token is refused until its second factor.
+    const forged = await fetch(`${server.base}/api/like`, {
+      ...form({ intent: "like", postId: post?.id ?? "" }),
+      headers: {
+        Authorization: "Bearer not-a-token",
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+    });
+    expect(forged.status).toBe(401);
+    const cookieDoor = await fetch(`${server.base}/api/like`, {
+      ...form({ intent: "like", postId: post?.id ?? "" }),
+      headers: {
+        Origin: "https://elsewhere.example",
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+    });
+    expect(cookieDoor.status).toBe(403);
+    const aal1 = await fetch(`${server.base}/api/like`, {
+      ...form({ intent: "like", postId: post?.id ?? "" }),
+      headers: {
+        Authorization: `Bearer ${owner.data.session?.access_token}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+    });
+    expect(aal1.status).toBe(401);
+  });
 });
