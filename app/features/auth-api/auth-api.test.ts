@@ -1,16 +1,24 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { base32 } from "@better-auth/utils/base32";
 import { createOTP } from "@better-auth/utils/otp";
-import { eq, sql } from "drizzle-orm";
+import { eq, like, sql } from "drizzle-orm";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setDatabase } from "~/db/client.server";
-import { authRefreshTokens, authTokenSessions, profiles, session, user } from "~/db/schema";
+import {
+  authRefreshTokens,
+  authTokenSessions,
+  profiles,
+  session,
+  user,
+  verification,
+} from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import { banUser } from "~/features/admin/users.server";
-import { getViewerFromHeaders } from "~/features/auth/accounts.server";
+import { getViewerFromHeaders, signInWithEmail } from "~/features/auth/accounts.server";
 import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
 import { settleAfterResponse } from "~/lib/after-response.server";
 import { resetAuth } from "~/lib/auth.server";
@@ -90,6 +98,7 @@ async function confirmedAccount() {
 
 beforeAll(async () => {
   process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), "soundtrail-authapi-"));
+  process.env.AUTH_REDIRECT_URLS = "myapp://";
   resetSigningKeys();
   testDb = await createTestDatabase();
   setDatabase(testDb);
@@ -601,5 +610,168 @@ describe("key rotation", () => {
     ) as { kid: string };
     expect(header.kid).toBe(kid);
     await settleAfterResponse();
+  });
+});
+
+describe("codes, recovery, resend and reauthentication", () => {
+  it("POST /otp mails a code that POST /verify turns into a session; unknown addresses get the same answer", async () => {
+    const { email } = await confirmedAccount();
+    sink.received.length = 0;
+    const sent = await call("/otp", { body: { email } });
+    const unknown = await call("/otp", { body: { email: "nobody-otp@example.org" } });
+    expect(sent).toMatchObject({ status: 200, body: {} });
+    expect(unknown).toMatchObject({ status: 200, body: {} });
+    await settleAfterResponse();
+    expect(sink.received.flatMap((m) => m.to)).toEqual([email]);
+    const code = sink.received[0]?.subject.match(/^(\d{6}) /)?.[1] ?? "";
+    const wrong = await call("/verify", {
+      body: { type: "email", email, token: code === "000000" ? "111111" : "000000" },
+    });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.error_code).toBe("otp_expired");
+    const verified = await call("/verify", { body: { type: "email", email, token: code } });
+    expect(verified.status).toBe(200);
+    expect(decodeJwt(verified.body.access_token).amr).toEqual([
+      { method: "otp", timestamp: expect.any(Number) },
+    ]);
+  });
+
+  it("POST /otp without an address gives the spec's message", async () => {
+    const answer = await call("/otp", { body: {} });
+    expect(answer.status).toBe(400);
+    expect(answer.body.msg).toBe("You must provide either an email or phone number.");
+  });
+
+  it("POST /recover mails a reset link to a known address only, answering alike", async () => {
+    const { email } = await confirmedAccount();
+    sink.received.length = 0;
+    expect((await call("/recover", { body: { email } })).status).toBe(200);
+    expect((await call("/recover", { body: { email: "nobody-reset@example.org" } })).status).toBe(
+      200,
+    );
+    await settleAfterResponse();
+    expect(sink.received.flatMap((m) => m.to)).toEqual([email]);
+    expect(sink.received[0]?.raw).toContain("/auth/reset-password?token=");
+  });
+
+  it("POST /resend sends the sign-up confirmation again", async () => {
+    await call("/signup", { body: { email: "resend@example.org", password: PASSWORD } });
+    sink.received.length = 0;
+    const answer = await call("/resend", { body: { type: "signup", email: "resend@example.org" } });
+    expect(answer).toMatchObject({ status: 200, body: {} });
+    expect(sink.received.some((m) => m.to.includes("resend@example.org"))).toBe(true);
+  });
+
+  it("GET /reauthenticate needs a session", async () => {
+    const { session: s } = await confirmedAccount();
+    expect((await call("/reauthenticate", { token: s.access_token })).status).toBe(200);
+    expect((await call("/reauthenticate")).status).toBe(401);
+  });
+
+  it("refuses a body that is not JSON with bad_json", async () => {
+    const response = await handleAuthApi(
+      new Request(`${BASE}/token?grant_type=password`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", [CLIENT_IP_HEADER]: address() },
+        body: "{",
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error_code: "bad_json" });
+  });
+});
+
+describe("OAuth with PKCE", () => {
+  const verifier = "v".repeat(20) + "-verifier-of-the-app-0123456789";
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+
+  it("refuses a provider that is not configured, and a flow without PKCE", async () => {
+    const spotify = await call(`/authorize?provider=spotify&code_challenge=${challenge}`);
+    expect(spotify.status).toBe(400);
+    expect(spotify.body.error_code).toBe("validation_failed");
+    const noPkce = await call("/authorize?provider=github");
+    expect(noPkce.status).toBe(400);
+  });
+
+  async function startFlow(): Promise<string> {
+    const authorize = await handleAuthApi(
+      new Request(
+        `${BASE}/authorize?provider=github&redirect_to=${encodeURIComponent("myapp://done")}&code_challenge=${challenge}&code_challenge_method=s256`,
+        { headers: { [CLIENT_IP_HEADER]: address() } },
+      ),
+    );
+    expect(authorize.status).toBe(302);
+    expect(authorize.headers.get("Location")).toMatch(
+      /^https:\/\/github\.com\/login\/oauth\/authorize/,
+    );
+    const [flow] = await testDb.db
+      .select({ identifier: verification.identifier })
+      .from(verification)
+      .where(like(verification.identifier, "oauth-flow:%"));
+    return flow?.identifier.slice("oauth-flow:".length) ?? "";
+  }
+
+  async function finishFlow(flowId: string, cookie: string): Promise<string> {
+    const callback = await handleAuthApi(
+      new Request(`${BASE}/callback?flow=${flowId}`, { headers: { Cookie: cookie } }),
+    );
+    expect(callback.status).toBe(302);
+    const target = new URL(callback.headers.get("Location") ?? "");
+    expect(target.protocol).toBe("myapp:");
+    return target.searchParams.get("code") ?? "";
+  }
+
+  it("sends the browser to the provider, hands the resulting session over as a code for grant_type=pkce", async () => {
+    const flowId = await startFlow();
+    // The provider's callback ends in a browser session (here: a password sign-in's cookie).
+    const { email } = await confirmedAccount();
+    const browser = await signInWithEmail({
+      email,
+      password: PASSWORD,
+      headers: new Headers({ [CLIENT_IP_HEADER]: address() }),
+    });
+    if (!browser.ok) throw new Error("browser sign-in failed");
+    const cookie = browser.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const code = await finishFlow(flowId, cookie);
+    const redeemed = await call("/token?grant_type=pkce", {
+      body: { auth_code: code, code_verifier: verifier },
+    });
+    expect(redeemed.status).toBe(200);
+    expect(redeemed.body.user.email).toBe(email);
+    expect(decodeJwt(redeemed.body.access_token).amr).toEqual([
+      { method: "oauth", timestamp: expect.any(Number) },
+    ]);
+    // A code works once.
+    const again = await call("/token?grant_type=pkce", {
+      body: { auth_code: code, code_verifier: verifier },
+    });
+    expect(again.status).toBe(404);
+    expect(again.body.error_code).toBe("flow_state_not_found");
+    // redirect_to outside BASE_URL and AUTH_REDIRECT_URLS falls back to BASE_URL.
+    const [foreignFlow] = await Promise.all([
+      handleAuthApi(
+        new Request(
+          `${BASE}/authorize?provider=github&redirect_to=${encodeURIComponent("https://evil.example/x")}&code_challenge=${challenge}`,
+          { headers: { [CLIENT_IP_HEADER]: address() } },
+        ),
+      ),
+    ]);
+    expect(foreignFlow.status).toBe(302);
+    const [stored] = await testDb.db
+      .select({ value: verification.value })
+      .from(verification)
+      .where(like(verification.identifier, "oauth-flow:%"));
+    expect(JSON.parse(stored?.value ?? "{}").redirectTo).toBe("http://localhost:3000");
+    await testDb.db.delete(verification).where(like(verification.identifier, "oauth-flow:%"));
+    // A code redeemed with the wrong verifier is refused (and spent).
+    const second = await finishFlow(await startFlow(), cookie);
+    const wrongVerifier = await call("/token?grant_type=pkce", {
+      body: { auth_code: second, code_verifier: "w".repeat(50) },
+    });
+    expect(wrongVerifier.status).toBe(400);
+    expect(wrongVerifier.body.error_code).toBe("bad_code_verifier");
   });
 });

@@ -42,7 +42,6 @@ import { getAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { getEnv } from "~/lib/env.server";
 import { logger } from "~/lib/logger.server";
-import { safeRedirectPath } from "~/lib/redirects";
 import {
   API_VERSION_HEADER,
   AuthApiError,
@@ -770,6 +769,25 @@ async function unenrollFactor(request: Request, factorId: string, body: Body): P
 
 const AUTH_CODE_TTL_S = 5 * 60;
 
+/**
+ * Where the one-time code may go: BASE_URL's origin or a prefix listed in AUTH_REDIRECT_URLS.
+ * Anything else falls back to BASE_URL, so a flow started by someone else cannot carry a
+ * person's code to an address of theirs.
+ */
+function allowedRedirect(requested: string | null): string {
+  const env = getEnv();
+  if (!requested) return env.BASE_URL;
+  try {
+    const target = new URL(requested, env.BASE_URL);
+    if (target.origin === new URL(env.BASE_URL).origin) return target.toString();
+    const text = target.toString();
+    if (env.AUTH_REDIRECT_URLS.some((prefix) => text.startsWith(prefix))) return text;
+  } catch {
+    // not a URL: the default below
+  }
+  return env.BASE_URL;
+}
+
 function codeChallengeOf(verifier: string): string {
   return createHash("sha256").update(verifier).digest("base64url");
 }
@@ -785,7 +803,7 @@ async function authorize(request: Request): Promise<Response> {
   if (!challenge || method !== "s256" || !/^[A-Za-z0-9_-]{43,128}$/.test(challenge)) {
     throw validationFailed("PKCE is required: code_challenge with code_challenge_method=s256");
   }
-  const redirectTo = url.searchParams.get("redirect_to") ?? getEnv().BASE_URL;
+  const redirectTo = allowedRedirect(url.searchParams.get("redirect_to"));
   const flowId = randomUUID();
   await getDb()
     .insert(verification)
@@ -839,7 +857,7 @@ async function oauthCallback(request: Request): Promise<Response> {
       value: JSON.stringify({ challenge, sessionToken }),
       expiresAt: new Date(Date.now() + AUTH_CODE_TTL_S * 1000),
     });
-  const target = new URL(safeRedirectPath(redirectTo) ?? redirectTo, getEnv().BASE_URL);
+  const target = new URL(allowedRedirect(redirectTo));
   target.searchParams.set("code", code);
   const ctx = await getAuth().$context;
   const headers = new Headers({ Location: target.toString(), "Cache-Control": "no-store" });
