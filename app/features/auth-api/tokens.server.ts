@@ -163,6 +163,8 @@ export async function startTokenSession(options: {
 }): Promise<SupabaseSession> {
   const backing = await sessionRowByToken(options.authSessionToken);
   if (!backing) throw new AuthApiError(500, "unexpected_failure", "The session was not created");
+  // Token sessions whose backing session ended are dead for good: drop them now and then.
+  await pruneEndedTokenSessions(backing.userId);
   const amr: AmrEntry[] = [{ method: options.method, timestamp: Math.floor(Date.now() / 1000) }];
   const refreshToken = newRefreshToken();
   const state = await getDb().transaction(async (tx) => {
