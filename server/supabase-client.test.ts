@@ -7,7 +7,7 @@ import {
   isAuthWeakPasswordError,
   type SupabaseClient,
 } from "@supabase/supabase-js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type LiveServer, startLiveServer } from "../tests/support/live-server";
 import { startSmtpSink } from "../tests/support/smtp-sink";
 
@@ -16,6 +16,9 @@ import { startSmtpSink } from "../tests/support/smtp-sink";
  * running production Soundtrail, with a real SMTP sink for the confirmation mail. Each client
  * stands for one app on one device (its own client address through X-Forwarded-For).
  */
+
+// scrypt at OWASP parameters on a shared machine: a generous bound per test, not a timing check.
+vi.setConfig({ testTimeout: 180_000 });
 
 let server: LiveServer;
 let sink: Awaited<ReturnType<typeof startSmtpSink>>;

@@ -6,7 +6,7 @@ import { base32 } from "@better-auth/utils/base32";
 import { createOTP } from "@better-auth/utils/otp";
 import { eq, like, sql } from "drizzle-orm";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import {
   authRefreshTokens,
@@ -27,6 +27,10 @@ import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { getViewerFromBearer } from "./bearer.server";
 import { handleAuthApi } from "./handler.server";
 import { resetSigningKeys, rotateSigningKey } from "./keys.server";
+
+// Passwords are hashed with scrypt at OWASP parameters: a dozen sign-ins take a while on a busy
+// machine, so the budget per test is generous (a bound, not a timing assertion).
+vi.setConfig({ testTimeout: 180_000 });
 
 let testDb: TestDatabase;
 let sink: Awaited<ReturnType<typeof startSmtpSink>>;
