@@ -58,4 +58,6 @@ export default [
   route("media/:id", "routes/media.ts"),
   route("api/auth/callback/:provider", "routes/api/auth-callback.ts"),
   route("api/send-email-batch", "routes/api/send-email-batch.ts"),
+  route("api/feed", "routes/api/feed.ts"),
+  route("auth/v1/*", "routes/auth-v1.ts"),
 ] satisfies RouteConfig;

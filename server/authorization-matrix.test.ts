@@ -439,6 +439,24 @@ const POLICIES: Record<string, Policy> = {
     kind: "resource",
     get: all(["redirect", "login", "400", "404"]),
   },
+  "routes/api/feed.ts": {
+    kind: "resource",
+    get: all("ok"),
+    note: "the feed as JSON: signed-out people get the public posts, as on /feed",
+  },
+  "routes/auth-v1.ts": {
+    kind: "resource",
+    url: () => "/auth/v1/settings",
+    get: all("ok"),
+    actions: [
+      {
+        name: "POST where only GET is served (the token API never reads the cookie)",
+        body: () => ({ json: {} }),
+        expect: all("405"),
+      },
+    ],
+    note: "the token API (auth-api.test.ts, supabase-client.test.ts): bearer tokens only",
+  },
   "routes/api/send-email-batch.ts": {
     kind: "resource",
     get: all(["405", "404", "400"]),

@@ -38,6 +38,9 @@ describe("body classes", () => {
     ["DELETE", "/api/follow", "form"],
     ["POST", "/api/send-email-batch", "json"],
     ["POST", "/admin/email.data", "json"],
+    ["POST", "/auth/v1/token", "api"],
+    ["PUT", "/auth/v1/user", "api"],
+    ["DELETE", "/auth/v1/factors/x", "api"],
     ["POST", "/%66eed", "upload"],
     ["POST", "/%E0%A4%A", "form"],
   ] as const)("%s %s takes a %s body", (method, pathname, expected) => {
@@ -69,6 +72,21 @@ describe("body classes", () => {
     expect(checkDeclaredBody("json", { "content-type": "application/json; charset=utf-8" })).toBe(
       null,
     );
+    // The token API: JSON, or no body at all (a bodiless POST /logout).
+    expect(checkDeclaredBody("api", { "content-type": "application/json;charset=UTF-8" })).toBe(
+      null,
+    );
+    expect(checkDeclaredBody("api", {})).toBeNull();
+    expect(checkDeclaredBody("api", { "content-length": "0", "content-type": form })).toBeNull();
+    expect(checkDeclaredBody("api", { "content-length": "5", "content-type": form })?.status).toBe(
+      415,
+    );
+    expect(
+      checkDeclaredBody("api", {
+        "content-type": "application/json",
+        "content-length": String(BODY_LIMITS.api + 1),
+      })?.status,
+    ).toBe(413);
   });
 });
 

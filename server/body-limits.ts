@@ -8,9 +8,10 @@ import { UPLOAD_BODY_MAX_BYTES } from "../app/features/posts/constants";
  * - `none`: GET, HEAD and OPTIONS carry no body at all;
  * - `form`: every other route takes a small url-encoded or multipart form;
  * - `upload`: the post composer's and the avatar's routes take a multipart form with one image;
- * - `json`: the routes that take JSON.
+ * - `json`: the routes that take JSON;
+ * - `api`: the token API (`/auth/v1/…`): small JSON bodies, or none.
  */
-export type BodyClass = "none" | "form" | "upload" | "json";
+export type BodyClass = "none" | "form" | "upload" | "json" | "api";
 
 /** Largest body of each class, in bytes. */
 export const BODY_LIMITS: Record<BodyClass, number> = {
@@ -18,6 +19,7 @@ export const BODY_LIMITS: Record<BodyClass, number> = {
   form: 64 * 1024,
   upload: UPLOAD_BODY_MAX_BYTES,
   json: MAX_BATCH_REQUEST_BYTES,
+  api: 64 * 1024,
 };
 
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -47,6 +49,7 @@ function routePath(pathname: string): string {
 export function bodyClassFor(method: string, pathname: string): BodyClass {
   if (BODYLESS_METHODS.has(method.toUpperCase())) return "none";
   const path = routePath(pathname);
+  if (path.startsWith("/auth/v1/")) return "api";
   if (UPLOAD_PATHS.some((re) => re.test(path))) return "upload";
   if (JSON_PATHS.some((re) => re.test(path))) return "json";
   return "form";
@@ -103,6 +106,13 @@ export function checkDeclaredBody(
 
   const contentType = headers["content-type"];
   const type = mediaTypeOf(contentType);
+  if (bodyClass === "api") {
+    // Clients send bodiless POSTs (logout) with or without a JSON type: both are fine.
+    const isEmpty = declared === "0" || (declared === undefined && !isChunked);
+    return isEmpty || type === "application/json" || type.endsWith("+json")
+      ? null
+      : { status: 415, message: "Send this request as JSON (Content-Type: application/json)." };
+  }
   if (bodyClass === "json") {
     return type === "application/json" || type.endsWith("+json")
       ? null

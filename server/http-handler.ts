@@ -16,6 +16,24 @@ import { hasPendingBody, lingerBeforeClose, readBodyWithin, serveFetch } from ".
 import { checkOrigin } from "./origin";
 import { serveStatic } from "./static";
 
+/**
+ * Removes the Cookie and Origin headers of a bearer request (parsed and raw) before the app
+ * sees it: its credential is the token, so no cookie may count, and Origin (a defence of
+ * cookie sessions, checked again by React Router for actions) has nothing to defend.
+ */
+function dropAmbientCredentials(req: IncomingMessage): void {
+  delete req.headers.cookie;
+  delete req.headers.origin;
+  const raw = req.rawHeaders;
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] ?? "").toLowerCase();
+    if (name !== "cookie" && name !== "origin") kept.push(raw[i] ?? "", raw[i + 1] ?? "");
+  }
+  raw.length = 0;
+  raw.push(...kept);
+}
+
 /** Who is asking, as the server worked it out before the app sees the request. */
 export interface RequestFacts {
   requestId: string;
@@ -68,7 +86,9 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       lingerBeforeClose(req);
     }
     const wantsJson =
-      context.bodyClass === "json" || mediaTypeOf(req.headers.accept) === "application/json";
+      context.bodyClass === "json" ||
+      context.bodyClass === "api" ||
+      mediaTypeOf(req.headers.accept) === "application/json";
     const body = wantsJson ? JSON.stringify({ error: refusal.message }) : `${refusal.message}\n`;
     headers["Content-Type"] = wantsJson
       ? "application/json; charset=utf-8"
@@ -90,7 +110,7 @@ export function createNodeHandler(options: NodeHandlerOptions) {
   }
 
   function refusalResponse(refusal: BodyRefusal, requestId: string, bodyClass: BodyClass) {
-    const isJson = bodyClass === "json";
+    const isJson = bodyClass === "json" || bodyClass === "api";
     return new Response(isJson ? JSON.stringify({ error: refusal.message }) : refusal.message, {
       status: refusal.status,
       headers: {
@@ -138,7 +158,15 @@ export function createNodeHandler(options: NodeHandlerOptions) {
     ) {
       return;
     }
-    const foreign = checkOrigin(method, req.headers, options.allowedOrigins);
+    // A request with a bearer token carries its credential in a header that another site cannot
+    // make a browser send: it is not subject to the Origin check and never reads cookies (they
+    // are dropped here, once, so nothing downstream can). The token API reads no cookie either
+    // (its OAuth callback is a top-level navigation, a GET) and answers other origins by CORS.
+    const isBearer = /^bearer\s/i.test(String(req.headers.authorization ?? ""));
+    if (isBearer) dropAmbientCredentials(req);
+    const isTokenApi = bodyClass === "api" || /^\/auth\/v1\//i.test(pathname);
+    const foreign =
+      isBearer || isTokenApi ? null : checkOrigin(method, req.headers, options.allowedOrigins);
     if (foreign) {
       return refuse(
         req,

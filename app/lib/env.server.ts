@@ -27,6 +27,28 @@ export const envSchema = z
     AUTH_SECRET: optionalString.pipe(
       z.string().min(32, "must be at least 32 characters").optional(),
     ),
+    /** Token API signing keys: JSON `{ "keys": [<private P-256 JWK>, …] }`, first one signs. */
+    AUTH_JWT_KEYS: optionalString,
+    /** Lifetime of token API access tokens, in seconds. */
+    AUTH_JWT_EXPIRY: z.coerce
+      .number({ error: "must be a number of seconds" })
+      .int()
+      .min(30, "must be at least 30")
+      .max(86400, "must be at most 86400")
+      .default(3600),
+    /**
+     * Where the token API's OAuth flow may send its one-time code (`redirect_to`), besides
+     * BASE_URL itself: a comma list of URL prefixes, e.g. `myapp://auth,https://app.example/`.
+     */
+    AUTH_REDIRECT_URLS: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
     SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
     MAIL_FROM: z.string().min(3).default("Soundtrail <no-reply@localhost>"),
     SMS_WEBHOOK_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),

@@ -1,6 +1,7 @@
 import { data, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
 import { getViewerFromHeaders } from "~/features/auth/accounts.server";
 import { verifyAdminAccess } from "~/features/auth/admin-role.server";
+import { getViewerFromBearer, hasBearer } from "~/features/auth-api/bearer.server";
 import { bootstrap } from "./app.server";
 import { sessionIdContext, type Viewer, viewerContext } from "./context.server";
 import { decideRedirect, loginUrlFor } from "./redirects";
@@ -13,7 +14,12 @@ export const viewerMiddleware: MiddlewareFunction<Response> = async (
   next,
 ) => {
   await bootstrap();
-  const { viewer, sessionId, setCookies } = await getViewerFromHeaders(request.headers);
+  // The token API answers for itself (and never with a viewer from a cookie).
+  if (new URL(request.url).pathname.startsWith("/auth/v1/")) return next();
+  // An app's bearer token, or the browser's session cookie: never both.
+  const { viewer, sessionId, setCookies } = hasBearer(request.headers)
+    ? { ...(await getViewerFromBearer(request.headers)), setCookies: [] as string[] }
+    : await getViewerFromHeaders(request.headers);
   context.set(viewerContext, viewer);
   context.set(sessionIdContext, sessionId);
   const response = await next();
@@ -56,10 +62,20 @@ export function getViewer(context: Ctx): Viewer | null {
 export function requireUser(context: Ctx, request: Request): Viewer {
   const viewer = context.get(viewerContext);
   if (!viewer) {
+    // An app with a token that does not (or no longer) work: a 401 it can act on, not a page.
+    if (hasBearer(request.headers)) throw bearerRefused();
     const url = new URL(request.url);
     throw redirect(loginUrlFor(`${url.pathname}${url.search}`));
   }
   return viewer;
+}
+
+/** The answer to a bearer request whose token is not valid (expired, signed out, aal1 of a two-step account). */
+export function bearerRefused() {
+  return data(
+    { error: "The access token is not valid: refresh it or sign in again." },
+    { status: 401, headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' } },
+  );
 }
 
 /** Only for visitors who are signed out. */

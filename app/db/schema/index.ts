@@ -3,6 +3,7 @@ export * from "./app-meta";
 export * from "./auth";
 export * from "./auth-extra";
 export * from "./auth-relations";
+export * from "./auth-tokens";
 export * from "./data-exports";
 export * from "./email-preferences";
 export * from "./mail";

@@ -344,8 +344,16 @@ export async function getViewerFromHeaders(
   });
   const setCookies = responseHeaders.getSetCookie();
   if (!response) return { viewer: null, sessionId: null, setCookies };
-  const { user } = response;
-  // The account's current state, read fresh: a ban takes effect on the very next request.
+  const viewer = await loadViewer(response.user.id);
+  if (!viewer) return { viewer: null, sessionId: null, setCookies };
+  return { viewer, sessionId: response.session.id, setCookies };
+}
+
+/**
+ * The viewer for a signed-in person, read fresh (a ban takes effect on the very next request):
+ * null for a banned account. Shared by the cookie session and the token API's bearer tokens.
+ */
+export async function loadViewer(userId: string): Promise<Viewer | null> {
   const [profile] = await getDb()
     .select({
       username: profiles.username,
@@ -356,32 +364,28 @@ export async function getViewerFromHeaders(
       banned: userTable.banned,
       isAnonymous: userTable.isAnonymous,
       // The header's badge and where the live stream starts, in the same statement.
-      unread: unreadCountSql(user.id),
+      unread: unreadCountSql(userId),
       notificationsSeq: sql<string>`(select coalesce(max(${notifications.seq}), 0)
-        from ${notifications} where ${notifications.recipientId} = ${user.id})`,
+        from ${notifications} where ${notifications.recipientId} = ${userId})`,
     })
     .from(profiles)
     .innerJoin(userTable, eq(userTable.id, profiles.userId))
-    .where(eq(profiles.userId, user.id));
+    .where(eq(profiles.userId, userId));
   if (!profile) {
-    logger.error({ userId: user.id }, "session without a profile");
-    return { viewer: null, sessionId: null, setCookies };
+    logger.error({ userId }, "session without a profile");
+    return null;
   }
-  if (profile.banned) return { viewer: null, sessionId: null, setCookies };
+  if (profile.banned) return null;
   return {
-    viewer: {
-      id: user.id,
-      username: profile.username,
-      displayName: profile.displayName || profile.username,
-      avatarUrl: profile.avatarUrl,
-      isAdmin: profile.roles.includes("admin"),
-      isGuest: profile.isAnonymous === true,
-      unreadNotifications: Number(profile.unread),
-      notificationsSeq: Number(profile.notificationsSeq),
-      defaultAudience: profile.defaultAudience,
-    },
-    sessionId: response.session.id,
-    setCookies,
+    id: userId,
+    username: profile.username,
+    displayName: profile.displayName || profile.username,
+    avatarUrl: profile.avatarUrl,
+    isAdmin: profile.roles.includes("admin"),
+    isGuest: profile.isAnonymous === true,
+    unreadNotifications: Number(profile.unread),
+    notificationsSeq: Number(profile.notificationsSeq),
+    defaultAudience: profile.defaultAudience,
   };
 }
 

@@ -1,4 +1,6 @@
-import { randomInt } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
+import { createOTP } from "@better-auth/utils/otp";
+import { generateRandomString, symmetricEncrypt } from "better-auth/crypto";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { encode } from "uqr";
 import { getDb } from "~/db/client.server";
@@ -72,6 +74,52 @@ export async function startTotpEnrollment(options: ReauthOptions): Promise<Enrol
   const { totpURI } = (await response.json()) as { totpURI: string };
   const secret = new URL(totpURI).searchParams.get("secret") ?? "";
   return { ok: true, secret, uri: totpURI, qr: qrCodeOf(totpURI) };
+}
+
+/**
+ * Starts TOTP enrolment without asking the password again, for a session that signed in less
+ * than 10 minutes ago (the token API: Supabase's `POST /factors` carries no password). Older
+ * sessions are refused by `assertRecentAuth` exactly as in Settings. The secret is stored as
+ * better-auth stores it (encrypted with the auth secret, unverified until the first code), so
+ * `confirmTotpEnrollment` finishes it the same way for both doors.
+ */
+export async function startTotpEnrollmentForRecentSession(options: {
+  headers: Headers;
+}): Promise<EnrollmentStart> {
+  const fresh = await assertRecentAuth({ headers: options.headers });
+  if (!fresh.ok) return fresh;
+  if ((await getSecurityOverview(fresh.userId)).isTwoFactorOn) {
+    return {
+      ok: false,
+      status: 400,
+      code: "two_factor_on",
+      errors: { form: ["Two-step sign-in is already on."] },
+    };
+  }
+  const ctx = await getAuth().$context;
+  const secret = generateRandomString(32);
+  const encrypted = await symmetricEncrypt({ key: ctx.secretConfig, data: secret });
+  const [owner] = await getDb()
+    .select({ email: userTable.email })
+    .from(userTable)
+    .where(eq(userTable.id, fresh.userId));
+  await getDb().transaction(async (tx) => {
+    await tx.delete(twoFactor).where(eq(twoFactor.userId, fresh.userId));
+    await tx.insert(twoFactor).values({
+      id: randomUUID(),
+      userId: fresh.userId,
+      secret: encrypted,
+      backupCodes: "[]",
+      verified: false,
+    });
+  });
+  const uri = createOTP(secret, { digits: 6, period: 30 }).url("Soundtrail", owner?.email ?? "");
+  return {
+    ok: true,
+    secret: new URL(uri).searchParams.get("secret") ?? "",
+    uri,
+    qr: qrCodeOf(uri),
+  };
 }
 
 function newBackupCodes(): string[] {

@@ -1,9 +1,10 @@
 import { data, redirect } from "react-router";
 import { z } from "zod";
+import { hasBearer } from "~/features/auth-api/bearer.server";
 import { followUser, unfollowUser } from "~/features/follows/follows.server";
 import { cancelFollowRequest } from "~/features/follows/requests.server";
 import { respond, returnPath } from "~/lib/action-response.server";
-import { getViewer } from "~/lib/guards.server";
+import { bearerRefused, getViewer } from "~/lib/guards.server";
 import { loginUrlFor } from "~/lib/redirects";
 import type { Route } from "./+types/follow";
 
@@ -20,6 +21,7 @@ export function loader() {
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData();
   const viewer = getViewer(context);
+  if (!viewer && hasBearer(request.headers)) throw bearerRefused();
   if (!viewer) throw redirect(loginUrlFor(returnPath(request, form, "/feed")));
   const parsed = schema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw data("Say whom to follow or unfollow", { status: 400 });

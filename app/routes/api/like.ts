@@ -1,8 +1,9 @@
 import { data, redirect } from "react-router";
 import { z } from "zod";
+import { hasBearer } from "~/features/auth-api/bearer.server";
 import { likePost, unlikePost } from "~/features/likes/likes.server";
 import { respond, returnPath } from "~/lib/action-response.server";
-import { getViewer } from "~/lib/guards.server";
+import { bearerRefused, getViewer } from "~/lib/guards.server";
 import { loginUrlFor } from "~/lib/redirects";
 import type { Route } from "./+types/like";
 
@@ -15,6 +16,7 @@ export function loader() {
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData();
   const viewer = getViewer(context);
+  if (!viewer && hasBearer(request.headers)) throw bearerRefused();
   if (!viewer) throw redirect(loginUrlFor(returnPath(request, form, "/feed")));
   const parsed = schema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw data("Say which post to like or unlike", { status: 400 });

@@ -1,0 +1,304 @@
+import { base32 } from "@better-auth/utils/base32";
+import { createOTP } from "@better-auth/utils/otp";
+import {
+  type AuthChangeEvent,
+  createClient,
+  isAuthApiError,
+  isAuthWeakPasswordError,
+  type SupabaseClient,
+} from "@supabase/supabase-js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type LiveServer, startLiveServer } from "../tests/support/live-server";
+import { startSmtpSink } from "../tests/support/smtp-sink";
+
+/**
+ * The real client: the official `@supabase/supabase-js` (2.109.0), unchanged, pointed at a
+ * running production Soundtrail, with a real SMTP sink for the confirmation mail. Each client
+ * stands for one app on one device (its own client address through X-Forwarded-For).
+ */
+
+// scrypt at OWASP parameters on a shared machine: a generous bound per test, not a timing check.
+vi.setConfig({ testTimeout: 180_000 });
+
+let server: LiveServer;
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+const PASSWORD = "Glass-Onion-1968!";
+const EMAIL = "supabase-client@example.org";
+
+/**
+ * Node 20 has no WebSocket and the client builds its realtime part up front; these tests use
+ * the auth part only, so realtime gets a transport that refuses to connect.
+ */
+class NoRealtime {
+  constructor() {
+    throw new Error("realtime is not used by these tests");
+  }
+}
+
+function client(ip: string): SupabaseClient {
+  return createClient(server.base, "soundtrail-public-key", {
+    auth: { autoRefreshToken: false, persistSession: false, detectSessionInUrl: false },
+    global: { headers: { "X-Forwarded-For": ip } },
+    realtime: { transport: NoRealtime as never },
+  });
+}
+
+async function mailTo(address: string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const mail = sink.received.find((m) => m.to.includes(address));
+    if (mail) return mail.raw;
+    if (Date.now() > deadline) throw new Error(`no mail to ${address}:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function totp(secret: string, offset = 0): Promise<string> {
+  return createOTP(new TextDecoder().decode(base32.decode(secret))).hotp(
+    Math.floor(Date.now() / 30_000) + offset,
+  );
+}
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  server = await startLiveServer({ env: { SMTP_URL: sink.url } });
+}, 600_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await sink?.close();
+});
+
+describe("@supabase/supabase-js against Soundtrail", () => {
+  const events: AuthChangeEvent[] = [];
+  let app: SupabaseClient;
+  let factorId = "";
+
+  it("signs up, confirms by the mailed link and signs in with the password", async () => {
+    app = client("10.77.0.1");
+    app.auth.onAuthStateChange((event) => {
+      events.push(event);
+    });
+    const signUp = await app.auth.signUp({
+      email: EMAIL,
+      password: PASSWORD,
+      options: { data: { display_name: "Glass Onion" } },
+    });
+    expect(signUp.error).toBeNull();
+    expect(signUp.data.session).toBeNull();
+    expect(signUp.data.user?.email).toBe(EMAIL);
+
+    const raw = (await mailTo(EMAIL)).replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+    const link = raw.match(/https?:\/\/[^\s"<>]+\/auth\/confirm\?token=[A-Za-z0-9._%-]+/)?.[0];
+    expect(link).toBeDefined();
+    const confirmed = await fetch(link ?? "", { redirect: "manual" });
+    expect(confirmed.status).toBe(302);
+    expect(confirmed.headers.get("Location")).toBe("/feed");
+
+    const signIn = await app.auth.signInWithPassword({ email: EMAIL, password: PASSWORD });
+    expect(signIn.error).toBeNull();
+    expect(signIn.data.session).toMatchObject({ token_type: "bearer", expires_in: 3600 });
+    expect(signIn.data.user).toMatchObject({
+      email: EMAIL,
+      aud: "authenticated",
+      user_metadata: { display_name: "Glass Onion" },
+    });
+    expect(events).toContain("SIGNED_IN");
+  });
+
+  it("reads the user, refreshes the session and updates the user", async () => {
+    const user = await app.auth.getUser();
+    expect(user.error).toBeNull();
+    expect(user.data.user?.email).toBe(EMAIL);
+    expect(user.data.user?.identities?.[0]?.provider).toBe("email");
+
+    const before = (await app.auth.getSession()).data.session;
+    const refreshed = await app.auth.refreshSession();
+    expect(refreshed.error).toBeNull();
+    expect(refreshed.data.session?.refresh_token).not.toBe(before?.refresh_token);
+    expect(events).toContain("TOKEN_REFRESHED");
+
+    const updated = await app.auth.updateUser({ data: { display_name: "Abbey Road" } });
+    expect(updated.error).toBeNull();
+    expect(updated.data.user?.user_metadata.display_name).toBe("Abbey Road");
+    expect(events).toContain("USER_UPDATED");
+  });
+
+  it("enrols TOTP, challenges, verifies to aal2", async () => {
+    const before = await app.auth.mfa.getAuthenticatorAssuranceLevel();
+    expect(before.data).toMatchObject({ currentLevel: "aal1", nextLevel: "aal1" });
+
+    const enrolled = await app.auth.mfa.enroll({ factorType: "totp", friendlyName: "Phone" });
+    expect(enrolled.error).toBeNull();
+    if (!enrolled.data || enrolled.data.type !== "totp") throw new Error("no TOTP factor");
+    expect(enrolled.data.totp.qr_code).toMatch(/^data:image\/svg\+xml;utf-8,<svg /);
+    factorId = enrolled.data.id;
+
+    const challenge = await app.auth.mfa.challenge({ factorId });
+    expect(challenge.error).toBeNull();
+    const verified = await app.auth.mfa.verify({
+      factorId,
+      challengeId: challenge.data?.id ?? "",
+      code: await totp(enrolled.data.totp.secret),
+    });
+    expect(verified.error).toBeNull();
+    expect(events).toContain("MFA_CHALLENGE_VERIFIED");
+
+    const after = await app.auth.mfa.getAuthenticatorAssuranceLevel();
+    expect(after.data).toMatchObject({ currentLevel: "aal2", nextLevel: "aal2" });
+    expect(
+      after.data?.currentAuthenticationMethods.map((m) => (typeof m === "string" ? m : m.method)),
+    ).toEqual(["totp", "password"]);
+    // aal2 survives a refresh.
+    await app.auth.refreshSession();
+    const refreshed = await app.auth.mfa.getAuthenticatorAssuranceLevel();
+    expect(refreshed.data?.currentLevel).toBe("aal2");
+  });
+
+  it("signs the other devices out with scope 'others', then itself out", async () => {
+    const other = client("10.77.0.2");
+    const signIn = await other.auth.signInWithPassword({ email: EMAIL, password: PASSWORD });
+    expect(signIn.error).toBeNull();
+    // A new sign-in of a two-step account starts at aal1 and is asked for the second factor.
+    const level = await other.auth.mfa.getAuthenticatorAssuranceLevel();
+    expect(level.data).toMatchObject({ currentLevel: "aal1", nextLevel: "aal2" });
+
+    const out = await app.auth.signOut({ scope: "others" });
+    expect(out.error).toBeNull();
+    expect((await app.auth.getUser()).error).toBeNull();
+    const gone = await other.auth.getUser();
+    expect(gone.error?.name).toBe("AuthSessionMissingError");
+
+    await app.auth.signOut();
+    expect(events).toContain("SIGNED_OUT");
+    expect((await app.auth.getSession()).data.session).toBeNull();
+    expect(events[0]).toBe("INITIAL_SESSION");
+  });
+
+  it("gives the error objects of a wrong and of a weak password", async () => {
+    const stranger = client("10.77.0.3");
+    const wrong = await stranger.auth.signInWithPassword({
+      email: EMAIL,
+      password: "Not-The-Password-1",
+    });
+    expect(isAuthApiError(wrong.error)).toBe(true);
+    expect(wrong.error).toMatchObject({
+      status: 400,
+      code: "invalid_credentials",
+      message: "Invalid login credentials",
+    });
+
+    const weak = await stranger.auth.signUp({ email: "weak@example.org", password: "password" });
+    expect(isAuthWeakPasswordError(weak.error)).toBe(true);
+    expect(weak.error).toMatchObject({ status: 422, code: "weak_password" });
+    if (!isAuthWeakPasswordError(weak.error)) throw new Error("not a weak password error");
+    expect(weak.error.reasons).toEqual(expect.arrayContaining(["length", "pwned"]));
+  });
+
+  it("signs in anonymously", async () => {
+    const guest = client("10.77.0.4");
+    const anonymous = await guest.auth.signInAnonymously();
+    expect(anonymous.error).toBeNull();
+    expect(anonymous.data.user?.is_anonymous).toBe(true);
+    expect(anonymous.data.session?.access_token).toEqual(expect.any(String));
+    // The token alone works on the data routes: the feed as JSON for this guest.
+    const feed = await fetch(`${server.base}/api/feed`, {
+      headers: { Authorization: `Bearer ${anonymous.data.session?.access_token}` },
+    });
+    expect(feed.status).toBe(200);
+    expect(await feed.json()).toMatchObject({ tab: "following", posts: expect.any(Array) });
+  });
+
+  it("posts, likes, comments and follows with the token alone (no cookie, no Origin check)", async () => {
+    const guest = client("10.77.0.5");
+    const signedIn = await guest.auth.signInAnonymously();
+    const token = signedIn.data.session?.access_token ?? "";
+    const withToken = (extra: Record<string, string> = {}) => ({
+      Authorization: `Bearer ${token}`,
+      // Another site's origin and a stray cookie: a bearer request ignores both.
+      Origin: "https://elsewhere.example",
+      Cookie: "soundtrail.session_token=not-a-session",
+      "X-Forwarded-For": "10.77.0.5",
+      ...extra,
+    });
+    const composer = new FormData();
+    composer.set("kind", "track");
+    composer.set("title", "Token Tune");
+    composer.set("artist", "The Bearers");
+    composer.set("audience", "everyone");
+    const posted = await fetch(`${server.base}/feed`, {
+      method: "POST",
+      body: composer,
+      headers: withToken(),
+      redirect: "manual",
+    });
+    expect(posted.status, await posted.clone().text()).toBeLessThan(400);
+
+    const feed = (await (
+      await fetch(`${server.base}/api/feed?tab=everyone`, { headers: withToken() })
+    ).json()) as { posts: { id: string; title: string; author: { userId?: string } }[] };
+    const post = feed.posts.find((p) => p.title === "Token Tune");
+    expect(post).toBeDefined();
+
+    const form = (fields: Record<string, string>) => ({
+      method: "POST",
+      headers: withToken({ "Content-Type": "application/x-www-form-urlencoded" }),
+      body: new URLSearchParams(fields).toString(),
+      redirect: "manual" as const,
+    });
+    const liked = await fetch(
+      `${server.base}/api/like`,
+      form({ intent: "like", postId: post?.id ?? "" }),
+    );
+    expect(liked.status).toBe(200);
+    expect(await liked.json()).toMatchObject({ ok: true });
+    const commented = await fetch(
+      `${server.base}/post/${post?.id}`,
+      form({ intent: "add-comment", content: "Sent with a token" }),
+    );
+    expect(commented.status).toBeLessThan(400);
+    const owner = await app.auth.signInWithPassword({ email: EMAIL, password: PASSWORD });
+    const followed = await fetch(
+      `${server.base}/api/follow`,
+      form({ intent: "follow", userId: owner.data.user?.id ?? "" }),
+    );
+    expect(followed.status).toBe(200);
+    const after = (await (
+      await fetch(`${server.base}/api/feed?tab=everyone`, { headers: withToken() })
+    ).json()) as {
+      posts: { id: string; likeCount: number; commentCount: number; viewerHasLiked: boolean }[];
+    };
+    expect(after.posts.find((p) => p.id === post?.id)).toMatchObject({
+      likeCount: 1,
+      commentCount: 1,
+      viewerHasLiked: true,
+    });
+
+    // A token that does not verify is a 401, not a sign-in page; the cookie door still checks
+    // Origin; and a two-step account's aal1 token is refused until its second factor.
+    const forged = await fetch(`${server.base}/api/like`, {
+      ...form({ intent: "like", postId: post?.id ?? "" }),
+      headers: {
+        Authorization: "Bearer not-a-token",
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+    });
+    expect(forged.status).toBe(401);
+    const cookieDoor = await fetch(`${server.base}/api/like`, {
+      ...form({ intent: "like", postId: post?.id ?? "" }),
+      headers: {
+        Origin: "https://elsewhere.example",
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+    });
+    expect(cookieDoor.status).toBe(403);
+    const aal1 = await fetch(`${server.base}/api/like`, {
+      ...form({ intent: "like", postId: post?.id ?? "" }),
+      headers: {
+        Authorization: `Bearer ${owner.data.session?.access_token}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+    });
+    expect(aal1.status).toBe(401);
+  });
+});
