@@ -169,6 +169,12 @@ describe("@supabase/supabase-js against Soundtrail", () => {
     const gone = await other.auth.getUser();
     expect(gone.error?.name).toBe("AuthSessionMissingError");
 
+    // An aal2 session unenrols its factor without the password, as on Supabase.
+    const unenrolled = await app.auth.mfa.unenroll({ factorId });
+    expect(unenrolled.error).toBeNull();
+    const factors = await app.auth.mfa.listFactors();
+    expect(factors.data?.totp).toEqual([]);
+
     await app.auth.signOut();
     expect(events).toContain("SIGNED_OUT");
     expect((await app.auth.getSession()).data.session).toBeNull();

@@ -32,6 +32,7 @@ import { claimTotpCode, releaseTotpCode } from "~/features/auth/totp-replay.serv
 import {
   confirmTotpEnrollment,
   disableTwoFactor,
+  disableTwoFactorForRecentSession,
   getSecurityOverview,
   qrCodeOf,
   startTotpEnrollment,
@@ -759,8 +760,12 @@ async function unenrollFactor(request: Request, factorId: string, body: Body): P
     throw new AuthApiError(403, "insufficient_aal", "AAL2 required to unenroll verified factor");
   }
   const headers = await headersForSession(live.authSessionToken, request.headers);
+  // As Supabase: an aal2 session may unenrol (supabase-js sends no password). A session that
+  // signed in long ago proves it again with the password, as the settings page asks.
   must(
-    await disableTwoFactor({ headers, userId: live.userId, password: input.password ?? undefined }),
+    input.password
+      ? await disableTwoFactor({ headers, userId: live.userId, password: input.password })
+      : await disableTwoFactorForRecentSession({ headers, userId: live.userId }),
   );
   return json({ id: factorId });
 }

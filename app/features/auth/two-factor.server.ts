@@ -251,6 +251,37 @@ export async function verifySecondFactor(options: {
 }
 
 /**
+ * Turns two-step sign-in off for a session that signed in with both steps less than
+ * REAUTH_WINDOW_MS ago, without asking for the password again: what the token API's
+ * `DELETE /factors/{id}` needs (supabase-js sends no password; Supabase asks for aal2 only).
+ * The same effect as better-auth's own `disableTwoFactor`: the secret and the backup codes
+ * deleted, the flag off, every session of the person back to aal1.
+ */
+export async function disableTwoFactorForRecentSession(options: {
+  headers: Headers;
+  userId: string;
+}): Promise<AuthResult> {
+  const fresh = await assertRecentAuth({ headers: options.headers, requireAal2: true });
+  if (!fresh.ok) return fresh;
+  if (fresh.userId !== options.userId) {
+    return { ok: false, status: 403, errors: { form: ["That is not your account."] } };
+  }
+  await getDb().transaction(async (tx) => {
+    await tx.delete(twoFactor).where(eq(twoFactor.userId, options.userId));
+    await tx
+      .update(userTable)
+      .set({ twoFactorEnabled: false })
+      .where(eq(userTable.id, options.userId));
+    await tx
+      .update(sessionTable)
+      .set({ aal: "aal1" })
+      .where(and(eq(sessionTable.userId, options.userId), ne(sessionTable.aal, "aal1")));
+  });
+  logger.info({ userId: options.userId }, "two-step sign-in turned off through the token API");
+  return { ok: true, headers: new Headers() };
+}
+
+/**
  * Turns two-factor sign-in off. Needs an `aal2` session; every other session of the person is
  * dropped to `aal1`.
  */
