@@ -22,7 +22,7 @@ import {
  */
 
 /** Adds what a used instance has beyond the demo seed: a session and a notification. */
-async function useTheInstance(db: Parameters<typeof seedDatabase>[0]): Promise<void> {
+async function addUsageRows(db: Parameters<typeof seedDatabase>[0]): Promise<void> {
   await db.execute(sql`insert into session (id, expires_at, token, updated_at, user_id)
     select 'backup-session', now() + interval '7 days', 'backup-token', now(), id
     from "user" order by id limit 1`);
@@ -40,7 +40,7 @@ describe("backup and restore of the embedded database", () => {
     try {
       await migrateDatabase(handle);
       await seedDatabase(handle.db);
-      await useTheInstance(handle.db);
+      await addUsageRows(handle.db);
       before = await tableDigests(async (text) => rowsOf(await handle.db.execute(sql.raw(text))));
     } finally {
       await handle.close();
@@ -116,7 +116,7 @@ describe.skipIf(!ADMIN_URL)("backup and restore on PostgreSQL (pg_dump custom fo
     try {
       await migrateDatabase(handle);
       await seedDatabase(handle.db);
-      await useTheInstance(handle.db);
+      await addUsageRows(handle.db);
     } finally {
       await handle.close();
     }
