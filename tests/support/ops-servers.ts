@@ -264,3 +264,75 @@ export const pgQuery =
   (client: pg.Client | pg.Pool): Query =>
   async <T>(text: string) =>
     (await client.query(text)).rows as T[];
+
+// --- A small Server-Sent Events client over fetch ---------------------------------------------
+
+export interface SseEvent {
+  event: string;
+  id?: string;
+  data: string;
+}
+
+export interface SseStream {
+  status: number;
+  events: SseEvent[];
+  /** Resolves once the stream is over (true: ended by the server; false: broken or closed). */
+  ended: Promise<boolean>;
+  close(): void;
+}
+
+function parseFrame(frame: string): SseEvent | null {
+  const event: SseEvent = { event: "message", data: "" };
+  const data: string[] = [];
+  for (const line of frame.split("\n")) {
+    if (line === "" || line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "event") event.event = value;
+    else if (field === "id") event.id = value;
+    else if (field === "data") data.push(value);
+  }
+  if (data.length === 0 && event.event === "message") return null;
+  event.data = data.join("\n");
+  return event;
+}
+
+/** Opens `/api/events` on `base` with `cookie`, collecting the events as they arrive. */
+export async function openEvents(base: string, cookie: string): Promise<SseStream> {
+  const abort = new AbortController();
+  const response = await fetch(`${base}/api/events`, {
+    headers: { Accept: "text/event-stream", Cookie: cookie },
+    signal: abort.signal,
+  });
+  const events: SseEvent[] = [];
+  const isStream = response.headers.get("content-type")?.startsWith("text/event-stream");
+  const ended = (async () => {
+    if (!isStream || !response.body) {
+      await response.body?.cancel();
+      return true;
+    }
+    const decoder = new TextDecoder();
+    let buffer = "";
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true }).replaceAll("\r\n", "\n");
+        let end = buffer.indexOf("\n\n");
+        while (end !== -1) {
+          const parsed = parseFrame(buffer.slice(0, end));
+          if (parsed) events.push(parsed);
+          buffer = buffer.slice(end + 2);
+          end = buffer.indexOf("\n\n");
+        }
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  return { status: response.status, events, ended, close: () => abort.abort() };
+}
