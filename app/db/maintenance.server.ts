@@ -13,7 +13,8 @@ import { type Database, type DatabaseHandle, rowsOf } from "./client.server";
  *    windows, accepted TOTP codes past their replay window, expired data exports), at most
  *    PURGE_BATCH rows per statement;
  * 2. `VACUUM (ANALYZE)` of each table whose dead rows pass autovacuum's own threshold
- *    (50 + 20 % of its live rows), one table per statement, so the space is reused;
+ *    (50 + 20 % of its live rows, but never more than DEAD_ROWS_CAP), one table per
+ *    statement, so the space is reused;
  * 3. `ANALYZE` of each table changed by more than 50 + 10 % of its rows since its last analyze
  *    (autovacuum's analyze threshold), so the planner's statistics follow large changes.
  *
@@ -97,8 +98,19 @@ async function tableStats(db: Database): Promise<TableStats[]> {
   }));
 }
 
-/** Autovacuum's defaults: vacuum past 50 + 20 % dead rows, analyze past 50 + 10 % changed. */
-export const needsVacuum = (t: TableStats) => t.dead > 50 + 0.2 * t.live;
+/**
+ * Dead rows past which a table is vacuumed however large it is: with autovacuum's 20 % alone, a
+ * table of 1.5M likes would wait for 300,000 dead rows and then vacuum them in one long step.
+ * Vacuuming at 10,000 keeps each step in proportion to an interval's churn (the visibility map
+ * lets VACUUM skip the pages untouched since the last run).
+ */
+export const DEAD_ROWS_CAP = 10_000;
+
+/**
+ * Autovacuum's defaults — vacuum past 50 + 20 % dead rows (capped at DEAD_ROWS_CAP), analyze
+ * past 50 + 10 % changed.
+ */
+export const needsVacuum = (t: TableStats) => t.dead > Math.min(50 + 0.2 * t.live, DEAD_ROWS_CAP);
 export const needsAnalyze = (t: TableStats) => t.modified > 50 + 0.1 * t.live;
 
 /** One maintenance run; see the top of this file. */
