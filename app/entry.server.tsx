@@ -13,6 +13,7 @@ import { contentSecurityPolicy } from "~/lib/security.server";
 
 export { collectAfterResponse } from "~/lib/after-response.server";
 export { bootstrap, endLiveStreams, isReady, shutdown } from "~/lib/app.server";
+export { observeRequest, renderMetrics } from "~/lib/metrics.server";
 
 export const streamTimeout = 5_000;
 

@@ -5,6 +5,7 @@ import { benchHtmlSize } from "./html-size";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
 import { benchLoad } from "./load";
+import { benchMaintenance } from "./maintenance";
 import { benchSearchQuery } from "./search-query";
 
 /**
@@ -20,6 +21,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "html-size": benchHtmlSize,
   "search-query": benchSearchQuery,
   load: benchLoad,
+  maintenance: benchMaintenance,
 };
 
 export async function main(args: string[]): Promise<number> {
@@ -30,8 +32,11 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
-  // The load run (several minutes) only when asked for by name.
-  const chosen = args.length > 0 ? args : Object.keys(STEPS).filter((step) => step !== "load");
+  // The load and maintenance runs (several minutes each) only when asked for by name.
+  const chosen =
+    args.length > 0
+      ? args
+      : Object.keys(STEPS).filter((step) => step !== "load" && step !== "maintenance");
   const outcomes: StepOutcome[] = [];
   const failures: string[] = [];
   for (const step of chosen) {

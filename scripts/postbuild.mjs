@@ -19,6 +19,19 @@ await build({
   logLevel: "warning",
 });
 
+// The operator's commands (npm run db:move / backup / restore) for images without esbuild.
+await build({
+  entryPoints: ["app/db/ops-cli.server.ts"],
+  outfile: path.join(buildDir, "ops.mjs"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  logLevel: "warning",
+  tsconfig: "tsconfig.json",
+});
+
 const { default: serverBuild } = { default: await import(path.join(buildDir, "server/index.js")) };
 const id = createHash("sha256")
   .update(serverBuild.assets.version)

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { withRequestLogContext } from "../app/lib/logger.server";
@@ -58,6 +58,21 @@ export interface NodeHandlerOptions {
   trustProxy: boolean;
   securityHeaders: Readonly<Record<string, string>>;
   logger: Logger;
+  /**
+   * `/metrics` (Prometheus text) for requests bearing `Authorization: Bearer <token>`; null
+   * (no METRICS_TOKEN) leaves the path to the app, which answers 404.
+   */
+  metrics?: { token: string; render(): Promise<{ contentType: string; body: string }> } | null;
+}
+
+/** True when `authorization` is `Bearer <token>`, compared in constant time. */
+function bearerMatches(authorization: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  const given = createHash("sha256")
+    .update(match?.[1] ?? "")
+    .digest();
+  const wanted = createHash("sha256").update(token).digest();
+  return match !== null && timingSafeEqual(given, wanted);
 }
 
 /**
@@ -268,6 +283,22 @@ export function createNodeHandler(options: NodeHandlerOptions) {
           "Cache-Control": "no-store",
         });
         res.end(JSON.stringify({ status: ready ? "ready" : "unavailable" }));
+        return;
+      }
+      if (pathname === "/metrics" && options.metrics) {
+        const headers = { "Cache-Control": "no-store", ...options.securityHeaders };
+        if (!bearerMatches(req.headers.authorization, options.metrics.token)) {
+          res.writeHead(401, {
+            ...headers,
+            "Content-Type": "text/plain; charset=utf-8",
+            "WWW-Authenticate": 'Bearer realm="metrics"',
+          });
+          res.end("A bearer token is required (METRICS_TOKEN).\n");
+          return;
+        }
+        const { contentType, body } = await options.metrics.render();
+        res.writeHead(200, { ...headers, "Content-Type": contentType });
+        res.end(req.method === "HEAD" ? undefined : body);
         return;
       }
       await handleApp(req, res, pathname, expectsContinue);

@@ -11,6 +11,7 @@ import { logger } from "../app/lib/logger.server";
 import { baseSecurityHeaders } from "../app/lib/security.server";
 import { withDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
+import { createRouteLabeler } from "./metrics-route";
 import { allowedOrigins } from "./origin";
 import { databaseUnavailableResponse } from "./unavailable";
 
@@ -25,6 +26,9 @@ interface AppEntry {
   collectAfterResponse<T>(handle: () => Promise<T>): Promise<{ result: T; flush: () => void }>;
   /** True when the request with this context failed because the database was unreachable. */
   wasDatabaseUnavailable(context: RouterContextProvider): boolean;
+  /** Counts one answered request for /metrics (app/lib/metrics.server.ts). */
+  observeRequest(info: { route: string; method: string; status: number; seconds: number }): void;
+  renderMetrics(): Promise<{ contentType: string; body: string }>;
   createLoadContext(info: {
     requestId: string;
     nonce: string;
@@ -109,7 +113,13 @@ const handler = createNodeHandler({
   trustProxy: env.TRUST_PROXY,
   securityHeaders: baseSecurityHeaders,
   logger,
+  metrics: env.METRICS_TOKEN
+    ? { token: env.METRICS_TOKEN, render: () => app.renderMetrics() }
+    : null,
 });
+
+/** The route id a request is counted under in /metrics (never the raw URL). */
+const routeOf = createRouteLabeler(build.routes, clientDir);
 
 /** Requests in progress per connection: a connection with none may be closed at shutdown. */
 const inProgress = new Map<Socket, number>();
@@ -120,7 +130,19 @@ const server = http.createServer((request, response) => {
   if (shuttingDown) response.setHeader("Connection", "close");
   const socket = request.socket;
   inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
-  response.once("close", () => inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1));
+  const started = performance.now();
+  response.once("close", () => {
+    inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1);
+    const method = request.method ?? "GET";
+    app.observeRequest({
+      route: routeOf((request.url ?? "/").split("?")[0] ?? "/"),
+      method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].includes(method)
+        ? method
+        : "other",
+      status: response.statusCode,
+      seconds: (performance.now() - started) / 1000,
+    });
+  });
   handler.onRequest(request, response);
 });
 server.on("connection", (socket) => {

@@ -96,7 +96,7 @@ function isAlive(pid: number): boolean {
  * PGlite allows one process per data directory; a second one would corrupt it.
  * A pid lock file turns that into a clear start-up error.
  */
-function acquirePgliteLock(dir: string): () => void {
+export function acquirePgliteLock(dir: string): () => void {
   const lockFile = path.join(dir, "soundtrail.lock");
   if (existsSync(lockFile)) {
     const pid = Number(readFileSync(lockFile, "utf8").trim());
@@ -127,6 +127,9 @@ function describeTarget(url: string): string {
  * "John" and "ingird johanson" for "Ingrid Johansson" (pg_trgm's default is a strict 0.6).
  */
 export const WORD_SIMILARITY_THRESHOLD = 0.3;
+
+/** Search (drizzle/0008_search.sql) needs these; the migration runs CREATE EXTENSION. */
+export const PGLITE_EXTENSIONS = { pg_trgm, unaccent };
 
 /** Opens the database: PostgreSQL when a URL is given, PGlite otherwise. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
@@ -168,8 +171,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     };
   }
 
-  // Search (drizzle/0008_search.sql) needs these; the migration runs CREATE EXTENSION.
-  const extensions = { pg_trgm, unaccent };
+  const extensions = PGLITE_EXTENSIONS;
   const inMemory = !options.dataDir || options.dataDir.startsWith("memory://");
   let release = () => {};
   let pglite: PGlite;

@@ -10,7 +10,7 @@ const MIGRATION_LOCK_ID = 727_411_001;
 
 /** Applies the committed drizzle-kit migrations; safe when several instances start together. */
 export async function migrateDatabase(
-  handle: DatabaseHandle,
+  handle: Pick<DatabaseHandle, "pglite" | "pool">,
   migrationsFolder = path.resolve("drizzle"),
 ): Promise<void> {
   if (handle.pglite) {

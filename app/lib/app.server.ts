@@ -6,6 +6,7 @@ import {
   pingDatabase,
   setDatabase,
 } from "~/db/client.server";
+import { startMaintenance, stopMaintenance } from "~/db/maintenance.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
@@ -31,6 +32,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     setDatabase(handle);
     await startLiveHub(handle);
     startMailWorker();
+    startMaintenance(handle, env.MAINTENANCE_INTERVAL_MINUTES);
     logger.info({ database: handle.kind }, "database ready");
     return handle;
   })();
@@ -45,6 +47,7 @@ export async function shutdown(): Promise<void> {
   if (!booting) return;
   const handle = await booting.catch(() => undefined);
   booting = undefined;
+  await stopMaintenance();
   await stopLiveHub();
   // Mails promised after an answer (reset links, codes) go out before the database closes.
   await settleAfterResponse();

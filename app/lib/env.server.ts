@@ -74,6 +74,20 @@ export const envSchema = z
       .min(0, "must be 0 or more")
       .max(120, "must be at most 120")
       .default(2),
+    /**
+     * Database maintenance every this many minutes (0: never): purges expired rows everywhere,
+     * and on the embedded database vacuums and analyzes (docs/decisions/019).
+     */
+    MAINTENANCE_INTERVAL_MINUTES: z.coerce
+      .number({ error: "must be a number of minutes" })
+      .int("must be a whole number of minutes")
+      .min(0, "must be 0 (off) or more")
+      .max(10_080, "must be at most 10080 (a week)")
+      .default(60),
+    /** When set, /metrics answers (Prometheus text) to `Authorization: Bearer <token>`. */
+    METRICS_TOKEN: optionalString.pipe(
+      z.string().min(16, "must be at least 16 characters").optional(),
+    ),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),

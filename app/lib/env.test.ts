@@ -37,6 +37,27 @@ describe("configuration", () => {
     expect(env.TRUST_PROXY).toBe(true);
   });
 
+  it("reads the operations variables: maintenance interval and metrics token", () => {
+    expect(parseEnv({}).MAINTENANCE_INTERVAL_MINUTES).toBe(60);
+    expect(parseEnv({}).METRICS_TOKEN).toBeUndefined();
+    expect(parseEnv({ METRICS_TOKEN: "  " }).METRICS_TOKEN).toBeUndefined();
+    const env = parseEnv({
+      MAINTENANCE_INTERVAL_MINUTES: "0",
+      METRICS_TOKEN: "a-long-enough-token-123",
+    });
+    expect(env.MAINTENANCE_INTERVAL_MINUTES).toBe(0);
+    expect(env.METRICS_TOKEN).toBe("a-long-enough-token-123");
+    expect(() => parseEnv({ METRICS_TOKEN: "short" })).toThrow(
+      /METRICS_TOKEN: must be at least 16/,
+    );
+    expect(() => parseEnv({ MAINTENANCE_INTERVAL_MINUTES: "-5" })).toThrow(
+      /MAINTENANCE_INTERVAL_MINUTES/,
+    );
+    expect(() => parseEnv({ MAINTENANCE_INTERVAL_MINUTES: "soon" })).toThrow(
+      /MAINTENANCE_INTERVAL_MINUTES: must be a number of minutes/,
+    );
+  });
+
   it("treats empty strings as unset", () => {
     expect(parseEnv({ DATABASE_URL: "", SMTP_URL: " " }).DATABASE_URL).toBeUndefined();
   });

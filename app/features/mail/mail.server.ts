@@ -23,6 +23,7 @@ import { type MailStatus, mailOutbox } from "~/db/schema";
 import { logOutageOr } from "~/db/unavailable.server";
 import { getEnv } from "~/lib/env.server";
 import { logger } from "~/lib/logger.server";
+import { countMailFailure } from "~/lib/metrics.server";
 
 export interface OutgoingMail {
   to: string;
@@ -366,6 +367,7 @@ async function attempt(row: ClaimedRow, via: MailTransport): Promise<DeliveryOut
         })
         .where(mine);
       logger.warn({ mailId: row.id, err: message }, "mail delivery uncertain; not sent again");
+      countMailFailure("uncertain");
       return "uncertain";
     }
     const delay = RETRY_DELAYS_S[row.attempts - 1];
@@ -384,6 +386,7 @@ async function attempt(row: ClaimedRow, via: MailTransport): Promise<DeliveryOut
       { mailId: row.id, attempts: row.attempts, err: message, status },
       "mail delivery failed",
     );
+    countMailFailure(status);
     return status;
   }
   // Not fenced on the status: a sweep may have called it uncertain meanwhile; now we know.
