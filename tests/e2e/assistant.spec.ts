@@ -136,6 +136,7 @@ test.describe
     });
 
     test("axe finds nothing on /chatbot in light and dark, on a phone too", async ({ browser }) => {
+      test.setTimeout(120_000);
       for (const theme of ["light", "dark"] as const) {
         const page = await pageAs(browser, ana, theme);
         await gotoHydrated(page, "/chatbot");

@@ -32,6 +32,9 @@ interface Conversation {
 
 /** A reply being written in this tab (before the stored copy comes back from the loader). */
 interface LiveTurn {
+  /** The conversation on screen when it was sent (null: a new one)… */
+  originId: string | null;
+  /** …and the one it went to (known once the stream starts). */
   conversationId: string | null;
   /** How many stored messages the conversation had when it was sent. */
   baseline: number;
@@ -123,6 +126,7 @@ export function ChatScreen({
       let isNew = false;
       let reply = "";
       setLive({
+        originId: currentId,
         conversationId: currentId,
         baseline: stored.length,
         userText: checked.data,
@@ -213,7 +217,7 @@ export function ChatScreen({
     }
   };
 
-  const shownLive = live && (liveBelongsHere || live.conversationId === null) ? live : null;
+  const shownLive = live && (liveBelongsHere || live.originId === currentId) ? live : null;
   const showLiveUser = shownLive !== null && storedSinceSend < 1;
   const isEmpty = stored.length === 0 && !shownLive;
   const publishData = actionData?.intent === "publish" ? actionData : null;
