@@ -135,6 +135,34 @@ test.describe
       await page.context().close();
     });
 
+    test("without JavaScript the form still sends, and the answer is there after the reload", async ({
+      browser,
+    }) => {
+      const context = await browser.newContext({
+        storageState: ana.storage,
+        javaScriptEnabled: false,
+      });
+      const page = await context.newPage();
+      await comeFromOwnAddress(page);
+      await page.goto("/chatbot");
+      await page.getByRole("textbox", { name: "Message" }).fill(`who else here likes ${theirs}?`);
+      await page.getByRole("button", { name: "Send" }).click();
+      await expect(page).toHaveURL(/\/chatbot\?c=[0-9a-f-]{36}$/);
+      await expect(messages(page).getByRole("link", { name: "Ben Sharer" })).toBeVisible();
+      await context.close();
+    });
+
+    test("a message over the limit gets a clear message and is not sent", async ({ browser }) => {
+      const page = await pageAs(browser, ana);
+      await gotoHydrated(page, "/chatbot");
+      await ask(page, "x".repeat(1001));
+      await expect(
+        page.getByRole("alert").filter({ hasText: "Keep your message under 1,000 characters." }),
+      ).toBeVisible();
+      await expect(messages(page).getByRole("listitem")).toHaveCount(0);
+      await page.context().close();
+    });
+
     test("axe finds nothing on /chatbot in light and dark, on a phone too", async ({ browser }) => {
       test.setTimeout(120_000);
       for (const theme of ["light", "dark"] as const) {
