@@ -179,7 +179,7 @@ describe("the built-in engine, intent by intent", () => {
 
   it("finds posts about a tag or words, only those I may see", async () => {
     const tag = await ask("find posts about #jazz");
-    expect(tag.text).toContain(`[\\#jazz](/search?q=%23jazz)`);
+    expect(tag.text).toContain(`[\\#jazz](/search?q=%23jazz&type=tags)`);
     expect(tag.text).toContain(`(/post/${ids.jazz})`);
     expect(tag.text).not.toContain(ids.secret);
     expectNothingHidden(tag.text);

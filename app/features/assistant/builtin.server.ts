@@ -196,7 +196,10 @@ export async function answerIntent(options: {
     }
     case "find": {
       const found = await findPosts({ viewerId, query: intent.query });
-      const href = searchHref({ q: found.tag ? `#${found.tag}` : found.query });
+      // The same link as a #tag in a note (NoteText): the tag's posts.
+      const href = found.tag
+        ? searchHref({ q: `#${found.tag}`, type: "tags" })
+        : searchHref({ q: found.query });
       const label = found.tag ? `#${found.tag}` : `“${found.query}”`;
       if (found.posts.length === 0) {
         return say(`I found no posts about ${md(label)} that you can see.`);
