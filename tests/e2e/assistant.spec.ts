@@ -163,12 +163,34 @@ test.describe
       await page.context().close();
     });
 
+    test("renames a conversation and deletes another", async ({ browser }) => {
+      const page = await pageAs(browser, ana);
+      await gotoHydrated(page, "/chatbot");
+      const list = page.getByRole("navigation", { name: "Conversations" });
+      await list.getByRole("button", { name: "Rename “my top artsts this month”" }).click();
+      await list.getByLabel("New name").fill("Top artists");
+      await list.getByRole("button", { name: "Save" }).click();
+      await expect(page.getByRole("heading", { name: "Top artists", level: 1 })).toBeVisible();
+      await expect(list.getByRole("link", { name: "Top artists" })).toHaveAttribute(
+        "aria-current",
+        "page",
+      );
+      page.once("dialog", (dialog) => void dialog.accept());
+      await list.getByRole("button", { name: "Delete “draft a post about Glory Box”" }).click();
+      await expect(page.getByText("Conversation deleted")).toBeVisible();
+      await expect(list.getByRole("link", { name: "draft a post about Glory Box" })).toHaveCount(0);
+      await page.reload();
+      await expect(list.getByRole("link", { name: "Top artists" })).toBeVisible();
+      await expect(list.getByRole("link", { name: "draft a post about Glory Box" })).toHaveCount(0);
+      await page.context().close();
+    });
+
     test("axe finds nothing on /chatbot in light and dark, on a phone too", async ({ browser }) => {
       test.setTimeout(120_000);
       for (const theme of ["light", "dark"] as const) {
         const page = await pageAs(browser, ana, theme);
         await gotoHydrated(page, "/chatbot");
-        await page.getByRole("link", { name: "my top artsts this month" }).click();
+        await page.getByRole("link", { name: "Top artists", exact: true }).click();
         await expect(messages(page).getByRole("link", { name: mine })).toBeVisible();
         await expectNoAxeViolations(page);
         await page.setViewportSize({ width: 390, height: 844 });
