@@ -55,6 +55,7 @@ export default [
   route("api/block", "routes/api/block.ts"),
   route("api/report", "routes/api/report.ts"),
   route("api/music-suggest", "routes/api/music-suggest.ts"),
+  route("api/assistant", "routes/api/assistant.ts"),
   route("media/:id", "routes/media.ts"),
   route("api/auth/callback/:provider", "routes/api/auth-callback.ts"),
   route("api/send-email-batch", "routes/api/send-email-batch.ts"),

@@ -238,7 +238,21 @@ const POLICIES: Record<string, Policy> = {
       },
     ],
   },
-  "routes/_app/chatbot.tsx": { kind: "app-page" },
+  "routes/_app/chatbot.tsx": {
+    kind: "app-page",
+    actions: [
+      {
+        name: "delete a conversation that is not theirs",
+        body: () => ({ intent: "delete", conversationId: NONE }),
+        expect: APP_ACTION("404"),
+      },
+      {
+        name: "rename a conversation that is not theirs",
+        body: () => ({ intent: "rename", conversationId: NONE, title: "Mine now" }),
+        expect: APP_ACTION("404"),
+      },
+    ],
+  },
   "routes/_app/settings.tsx": {
     kind: "app-page",
     get: { ...OUT("login"), ...all(["ok", "redirect"], SIGNED_IN) },
@@ -422,6 +436,17 @@ const POLICIES: Record<string, Policy> = {
         name: "report a hidden post",
         body: (ids) => ({ postId: ids.hiddenPost, reason: "spam" }),
         expect: { ...OUT("login"), ...all(["404", "400", "redirect", "ok"], SIGNED_IN) },
+      },
+    ],
+  },
+  "routes/api/assistant.ts": {
+    kind: "resource",
+    get: all(["405", "404", "400"]),
+    actions: [
+      {
+        name: "a message to a conversation that is not theirs",
+        body: () => ({ message: "my top artists", conversationId: NONE }),
+        expect: { ...OUT("401"), ...all("404", SIGNED_IN) },
       },
     ],
   },

@@ -94,6 +94,12 @@ export const envSchema = z
     LLM_BASE_URL: optionalString.pipe(z.url().optional()),
     LLM_API_KEY: optionalString,
     LLM_MODEL: optionalString,
+    /** How long the language model may stay silent before the built-in assistant answers. */
+    LLM_TIMEOUT_SECONDS: z.coerce
+      .number({ error: "must be a number of seconds" })
+      .min(1, "must be at least 1")
+      .max(600, "must be at most 600")
+      .default(20),
     SPOTIFY_CLIENT_ID: optionalString,
     SPOTIFY_CLIENT_SECRET: optionalString,
     GOOGLE_CLIENT_ID: optionalString,

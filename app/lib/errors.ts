@@ -8,6 +8,7 @@ export const APP_ERROR_STATUS = {
   conflict: 409,
   too_large: 413,
   unsupported_media: 415,
+  rate_limited: 429,
 } as const;
 
 export type AppErrorCode = keyof typeof APP_ERROR_STATUS;

@@ -1,5 +1,6 @@
 export * from "./admin";
 export * from "./app-meta";
+export * from "./assistant";
 export * from "./auth";
 export * from "./auth-extra";
 export * from "./auth-relations";

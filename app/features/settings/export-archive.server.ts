@@ -166,6 +166,7 @@ async function prepareDataExport(options: { id: string; userId: string }): Promi
           "blocked.json        people you blocked",
           "notifications.json  your notifications",
           "settings.json       your notification preferences",
+          "assistant-conversations.json  your conversations with the assistant",
           "images/             the pictures you uploaded",
           "",
         ].join("\n"),
@@ -205,6 +206,11 @@ async function prepareDataExport(options: { id: string; userId: string }): Promi
     { name: "blocked.json", data: json(data.blocked), compress: true },
     { name: "notifications.json", data: json(data.notifications), compress: true },
     { name: "settings.json", data: json(data.notificationPreferences), compress: true },
+    {
+      name: "assistant-conversations.json",
+      data: json(data.assistantConversations),
+      compress: true,
+    },
   ];
   let done = 0;
   for (const image of images) {

@@ -10,6 +10,7 @@ import {
   profiles,
   user,
 } from "~/db/schema";
+import { exportConversations } from "~/features/assistant/conversations.server";
 import { getNotificationPreferences } from "~/features/notifications/preferences.server";
 import { getEnv } from "~/lib/env.server";
 import { AppError } from "~/lib/errors";
@@ -18,7 +19,8 @@ import { AppError } from "~/lib/errors";
  * Everything a person created or chose here, as one JSON-ready object: their profile and
  * account details, their posts (with image links), their comments (their own words only),
  * the posts they liked (ids only: another person's post is not theirs to take), whom they
- * follow, who follows them, whom they blocked, their notifications and their preferences.
+ * follow, who follows them, whom they blocked, their notifications, their preferences and
+ * their conversations with the assistant.
  */
 export async function exportPersonData(options: { userId: string }) {
   const { userId } = options;
@@ -133,6 +135,7 @@ export async function exportPersonData(options: { userId: string }) {
     blocked,
     notifications: ownNotifications,
     notificationPreferences: await getNotificationPreferences(userId),
+    assistantConversations: await exportConversations({ userId }),
   };
 }
 

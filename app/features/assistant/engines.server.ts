@@ -1,0 +1,233 @@
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { type ModelMessage, stepCountIs, streamText, tool } from "ai";
+import { z } from "zod";
+import { getEnv } from "~/lib/env.server";
+import { logger } from "~/lib/logger.server";
+import { answerWithBuiltin } from "./builtin.server";
+import type { EngineName, MessageRole, PostDraft } from "./constants";
+import {
+  draftPost,
+  findArtistFans,
+  findPosts,
+  getFriendsListening,
+  getRecentActivity,
+  getTopArtists,
+  recommendMusic,
+  summariseYear,
+} from "./tools.server";
+
+/** What an engine sends while it answers. */
+export type EngineEvent =
+  | { type: "text"; text: string }
+  | { type: "draft"; draft: PostDraft }
+  /** Something the person should know about this answer (e.g. the model failed). */
+  | { type: "notice"; text: string }
+  /** Which engine wrote what follows. */
+  | { type: "engine"; engine: EngineName };
+
+export interface EngineInput {
+  viewerId: string;
+  message: string;
+  /** Earlier messages of the conversation, oldest first. */
+  history: { role: MessageRole; content: string }[];
+  /** Aborted when the person presses Stop (or goes away): the engine stops writing. */
+  signal: AbortSignal;
+}
+
+/** One interface, two engines: the built-in one, and any OpenAI-compatible chat API. */
+export interface AssistantEngine {
+  readonly name: EngineName;
+  reply(input: EngineInput): AsyncIterable<EngineEvent>;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * The built-in engine: recognises the intent, runs the data tool, and streams the answer a few
+ * words at a time (`chunkDelayMs` apart) so it reads like the other engine.
+ */
+export function createBuiltinEngine(options: { chunkDelayMs?: number } = {}): AssistantEngine {
+  const delay = options.chunkDelayMs ?? 15;
+  return {
+    name: "builtin",
+    async *reply(input) {
+      yield { type: "engine", engine: "builtin" };
+      const answer = await answerWithBuiltin({ viewerId: input.viewerId, message: input.message });
+      const pieces = answer.text.match(/\S+\s*|\s+/g) ?? [];
+      for (let i = 0; i < pieces.length; i += 3) {
+        if (input.signal.aborted) return;
+        yield { type: "text", text: pieces.slice(i, i + 3).join("") };
+        await sleep(delay, input.signal);
+      }
+      if (answer.draft && !input.signal.aborted) yield { type: "draft", draft: answer.draft };
+    },
+  };
+}
+
+const SYSTEM_PROMPT = `You are the music assistant of Soundtrail, a social app where people share the music they listen to with friends.
+Answer only from the person's own data and what others shared with them, through the tools. Never invent posts, people or numbers.
+Answer in a few natural sentences of markdown. Link posts as [title](/post/ID), people as [name](/u/USERNAME), artists and words as [name](/search?q=NAME), tags as [#tag](/search?q=%23tag). Use only ids and usernames the tools returned.
+To draft a post, call draft_post; the person sees the draft as a card they can edit and publish, so do not repeat it in full.`;
+
+/** The data tools as function calls, bound to the person asking. */
+export function assistantTools(viewerId: string) {
+  return {
+    recent_activity: tool({
+      description: "The person's own posts of the last 30 days and the artists behind them.",
+      inputSchema: z.object({}),
+      execute: () => getRecentActivity({ viewerId }),
+    }),
+    top_artists: tool({
+      description: "The person's most posted artists in a period.",
+      inputSchema: z.object({ period: z.enum(["week", "month", "year", "all"]) }),
+      execute: ({ period }) => getTopArtists({ viewerId, period }),
+    }),
+    friends_listening: tool({
+      description: "The newest posts of the people the person follows.",
+      inputSchema: z.object({}),
+      execute: () => getFriendsListening({ viewerId }),
+    }),
+    artist_fans: tool({
+      description: "Other people here who posted about an artist.",
+      inputSchema: z.object({ artist: z.string().min(1).max(200) }),
+      execute: ({ artist }) => findArtistFans({ viewerId, artist }),
+    }),
+    recommend: tool({
+      description:
+        "New artists for the person, from people they follow and people with a similar taste, leaving out what they already posted.",
+      inputSchema: z.object({}),
+      execute: () => recommendMusic({ viewerId }),
+    }),
+    year_summary: tool({
+      description: "A summary of the person's posts in a year (default: this year).",
+      inputSchema: z.object({ year: z.number().int().min(2000).max(2100).optional() }),
+      execute: ({ year }) => summariseYear({ viewerId, year }),
+    }),
+    find_posts: tool({
+      description: "Posts the person can see about a #tag or some words.",
+      inputSchema: z.object({ query: z.string().min(1).max(200) }),
+      execute: ({ query }) => findPosts({ viewerId, query }),
+    }),
+    draft_post: tool({
+      description:
+        "Drafts a post about a track (e.g. 'Heroes by David Bowie') for the person to edit and publish.",
+      inputSchema: z.object({ track: z.string().min(1).max(200) }),
+      execute: ({ track }) => draftPost({ viewerId, track }),
+    }),
+  };
+}
+
+export interface LlmEngineOptions {
+  baseURL: string;
+  model: string;
+  apiKey?: string;
+  /** How long the API may stay silent (before its first chunk and between chunks). */
+  timeoutMs?: number;
+  /** Answers instead when the API fails or times out. */
+  fallback: AssistantEngine;
+}
+
+export const LLM_FAILED_NOTICE =
+  "The language model did not answer, so the built-in assistant answered instead.";
+
+/**
+ * Any OpenAI-compatible chat API (OpenAI, Ollama, llama.cpp server, vLLM) through the `ai` SDK,
+ * with the data tools as function calls and the reply streamed. When the API fails or stays
+ * silent too long, the person is told so and the fallback engine answers.
+ */
+export function createLlmEngine(options: LlmEngineOptions): AssistantEngine {
+  const provider = createOpenAICompatible({
+    name: "llm",
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+  });
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  return {
+    name: "llm",
+    async *reply(input) {
+      const timeout = new AbortController();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => timeout.abort(new Error("timeout")), timeoutMs);
+      };
+      const signal = AbortSignal.any([input.signal, timeout.signal]);
+      let failure: unknown = null;
+      yield { type: "engine", engine: "llm" };
+      try {
+        arm();
+        const messages: ModelMessage[] = [
+          ...input.history.map((m) => ({ role: m.role, content: m.content }) as ModelMessage),
+          { role: "user", content: input.message },
+        ];
+        const result = streamText({
+          model: provider.chatModel(options.model),
+          system: SYSTEM_PROMPT,
+          messages,
+          tools: assistantTools(input.viewerId),
+          stopWhen: stepCountIs(4),
+          maxRetries: 0,
+          abortSignal: signal,
+          // Failures arrive as `error` parts below (and are logged there), not on the console.
+          onError: () => {},
+        });
+        for await (const part of result.fullStream) {
+          arm();
+          if (part.type === "text-delta") {
+            if (part.text) yield { type: "text", text: part.text };
+          } else if (part.type === "tool-result" && part.toolName === "draft_post") {
+            const output = part.output as { draft: PostDraft | null } | undefined;
+            if (output?.draft) yield { type: "draft", draft: output.draft };
+          } else if (part.type === "error") {
+            failure = part.error;
+            break;
+          } else if (part.type === "abort") {
+            if (!input.signal.aborted) failure = new Error("timeout");
+            break;
+          }
+        }
+      } catch (error) {
+        failure = error;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (input.signal.aborted) return;
+      if (failure === null && timeout.signal.aborted) failure = new Error("timeout");
+      if (failure !== null) {
+        logger.warn(
+          { err: failure instanceof Error ? failure.message : String(failure) },
+          "assistant: language model failed, built-in engine answers",
+        );
+        yield { type: "notice", text: LLM_FAILED_NOTICE };
+        yield* options.fallback.reply(input);
+      }
+    },
+  };
+}
+
+/** The engine this server is configured for: a language model when LLM_BASE_URL and LLM_MODEL are set. */
+export function getAssistantEngine(options: { chunkDelayMs?: number } = {}): AssistantEngine {
+  const env = getEnv();
+  const builtin = createBuiltinEngine(options);
+  if (env.LLM_BASE_URL && env.LLM_MODEL) {
+    return createLlmEngine({
+      baseURL: env.LLM_BASE_URL,
+      model: env.LLM_MODEL,
+      apiKey: env.LLM_API_KEY,
+      timeoutMs: env.LLM_TIMEOUT_SECONDS * 1000,
+      fallback: builtin,
+    });
+  }
+  return builtin;
+}
