@@ -175,8 +175,9 @@ test.describe
         "aria-current",
         "page",
       );
-      page.once("dialog", (dialog) => void dialog.accept());
       await list.getByRole("button", { name: "Delete “draft a post about Glory Box”" }).click();
+      const confirm = page.getByRole("dialog", { name: "Delete “draft a post about Glory Box”?" });
+      await confirm.getByRole("button", { name: "Delete conversation" }).click();
       await expect(page.getByText("Conversation deleted")).toBeVisible();
       await expect(list.getByRole("link", { name: "draft a post about Glory Box" })).toHaveCount(0);
       await page.reload();

@@ -9,6 +9,7 @@ import {
 } from "react";
 import { Form, Link, useNavigate, useNavigation, useRevalidator } from "react-router";
 import { Button } from "~/components/ui/button";
+import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { Icon } from "~/components/ui/icon";
 import { cn } from "~/lib/utils";
 import type { ChatActionData } from "~/routes/_app/chatbot";
@@ -433,23 +434,18 @@ function ConversationItem({
         >
           <Icon name="pencil" className="size-4" />
         </button>
-        <Form
-          method="post"
-          onSubmit={(event) => {
-            if (!window.confirm(`Delete “${conversation.title}”? This cannot be undone.`)) {
-              event.preventDefault();
-            }
-          }}
-        >
+        <Form method="post">
           <input type="hidden" name="intent" value="delete" />
           <input type="hidden" name="conversationId" value={conversation.id} />
-          <button
-            type="submit"
+          <ConfirmSubmitButton
             aria-label={`Delete “${conversation.title}”`}
             className="rounded p-1 text-muted-foreground hover:bg-muted hover:text-danger focus-visible:outline-2 focus-visible:outline-ring"
+            title={`Delete “${conversation.title}”?`}
+            description="The conversation and its replies go. This cannot be undone."
+            confirmLabel="Delete conversation"
           >
             <Icon name="trash" className="size-4" />
-          </button>
+          </ConfirmSubmitButton>
         </Form>
       </div>
       {isRenaming ? (
