@@ -62,7 +62,7 @@ export default defineConfig({
       command: `rm -rf '${DATA_DIR}' && npm run build && npx esbuild tests/support/e2e-seed.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/server.mjs`,
       url: `${BASE_URL}/healthz`,
       reuseExistingServer: !process.env.CI,
-      timeout: 180_000,
+      timeout: 420_000,
       stdout: "ignore",
       stderr: "pipe",
       // SIGTERM lets the server close PGlite cleanly instead of being killed mid-write.
