@@ -2,9 +2,8 @@ import { sql } from "drizzle-orm";
 import { type DatabaseHandle, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
 import { runMaintenance } from "~/db/maintenance.server";
 import { migrateDatabase } from "~/db/migrate.server";
-import { generateDataset, timed } from "./lib/dataset";
+import { datasetDir, generateDataset, timed } from "./lib/dataset";
 import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";
-import { tempDataDir } from "./lib/server";
 
 /**
  * Issue 19: maintenance of the embedded database on the 1M-post data set after a period of use
@@ -33,14 +32,17 @@ async function tableFacts(handle: DatabaseHandle) {
 
 export async function benchMaintenance(): Promise<StepOutcome> {
   const postCount = Number(process.env.BENCH_POSTS ?? 1_000_000);
-  const data = tempDataDir("maintenance");
+  const data = datasetDir("maintenance", postCount);
   let opened: DatabaseHandle | null = null;
   try {
     opened = await openDatabase({ dataDir: data.dir });
     const handle = opened;
     await migrateDatabase(handle);
     setDatabase(handle);
-    const facts = await generateDataset(handle, postCount, "maintenance");
+    const facts = data.reused
+      ? [`data set reused from ${data.dir} (BENCH_DATA_DIR)`]
+      : await generateDataset(handle, postCount, "maintenance");
+    if (!data.reused) data.markGenerated();
     const run = (text: string) => handle.db.execute(sql.raw(text));
     await timed("maintenance", "VACUUM ANALYZE after generation", () => run("vacuum analyze"));
 

@@ -1,5 +1,3 @@
-import { existsSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { sql } from "drizzle-orm";
 import {
   countStatements,
@@ -10,9 +8,8 @@ import {
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { searchPeople, searchPosts } from "~/features/search/search.server";
-import { generateDataset, timed } from "./lib/dataset";
+import { datasetDir, generateDataset, timed } from "./lib/dataset";
 import { type BudgetRow, log, ms, percentile, type StepOutcome, timeCalls } from "./lib/report";
-import { tempDataDir } from "./lib/server";
 
 /**
  * Issue 12: search p50/p99 for a people query and a posts query on the 1M-post data set, against
@@ -67,11 +64,7 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
   const maxSeconds = Number(process.env.BENCH_QUERY_SECONDS ?? 15);
   if (!Number.isInteger(postCount) || postCount < 1000)
     throw new Error("BENCH_POSTS must be ≥ 1000");
-  // BENCH_DATA_DIR keeps the generated data set between runs (for working on the queries):
-  // generated once, then reused while its marker says the same size.
-  const kept = process.env.BENCH_DATA_DIR;
-  const data = kept ? { dir: kept, cleanup: () => {} } : tempDataDir("search");
-  const marker = path.join(data.dir, `.soundtrail-bench-search-${postCount}`);
+  const data = datasetDir("search", postCount);
   let opened: DatabaseHandle | null = null;
   try {
     opened = await openDatabase({ dataDir: data.dir });
@@ -79,16 +72,13 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
     await migrateDatabase(handle);
     setDatabase(handle);
     const started = performance.now();
-    const reused = existsSync(marker);
-    const facts = reused
+    const facts = data.reused
       ? [`data set reused from ${data.dir} (BENCH_DATA_DIR)`]
       : await generateDataset(handle, postCount, "search-query");
     const generation = (performance.now() - started) / 1000;
     log(`search-query: generation took ${generation.toFixed(1)} s`);
-    if (!reused) {
-      await timed("search-query", "ANALYZE", () => handle.db.execute(sql`analyze`));
-      if (kept) writeFileSync(marker, new Date().toISOString());
-    }
+    if (!data.reused) data.markGenerated();
+    await timed("search-query", "ANALYZE", () => handle.db.execute(sql`analyze`));
 
     const ids = (
       (await getDb().execute(

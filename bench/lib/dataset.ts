@@ -1,6 +1,9 @@
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "~/db/client.server";
 import { log } from "./report";
+import { tempDataDir } from "./server";
 
 /**
  * The 1M-post data set shared by the `feed-query` and `search-query` steps (see bench/README.md),
@@ -231,4 +234,25 @@ export async function generateDataset(
       .join(", ")}`,
   );
   return facts;
+}
+
+/**
+ * Where a step keeps its data set. A temp directory removed afterwards; or, with
+ * BENCH_DATA_DIR, that directory, kept between runs and steps: the data set is generated once
+ * and reused while its marker names the same number of posts (a step may leave rows it
+ * changed, as a period of use would).
+ */
+export function datasetDir(
+  prefix: string,
+  postCount: number,
+): { dir: string; reused: boolean; markGenerated(): void; cleanup(): void } {
+  const kept = process.env.BENCH_DATA_DIR;
+  if (!kept) return { ...tempDataDir(prefix), reused: false, markGenerated: () => {} };
+  const marker = path.join(kept, `.soundtrail-bench-dataset-${postCount}`);
+  return {
+    dir: kept,
+    reused: existsSync(marker),
+    markGenerated: () => writeFileSync(marker, new Date().toISOString()),
+    cleanup: () => {},
+  };
 }
