@@ -304,6 +304,34 @@ describe("@supabase/supabase-js against Soundtrail", () => {
     expect(aal1.status).toBe(401);
   });
 
+  it("recovers a forgotten password: resetPasswordForEmail, verifyOtp with the mailed token, updateUser", async () => {
+    const lost = client("10.77.0.8");
+    const email = "supabase-recovery@example.org";
+    expect((await lost.auth.signUp({ email, password: PASSWORD })).error).toBeNull();
+    const confirmRaw = (await mailTo(email)).replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+    const confirmLink = confirmRaw.match(
+      /https?:\/\/[^\s"<>]+\/auth\/confirm\?token=[A-Za-z0-9._%-]+/,
+    )?.[0];
+    expect((await fetch(confirmLink ?? "", { redirect: "manual" })).status).toBe(302);
+    sink.received.length = 0;
+
+    expect((await lost.auth.resetPasswordForEmail(email)).error).toBeNull();
+    const raw = (await mailTo(email)).replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+    const token = decodeURIComponent(
+      raw.match(/\/auth\/reset-password\?token=([A-Za-z0-9._%-]+)/)?.[1] ?? "",
+    );
+    const verified = await lost.auth.verifyOtp({ token_hash: token, type: "recovery" });
+    expect(verified.error).toBeNull();
+    expect(verified.data.session?.user.email).toBe(email);
+    const NEW = "Recovered-Abbey-Road-1969";
+    const updated = await lost.auth.updateUser({ password: NEW });
+    expect(updated.error).toBeNull();
+    const later = client("10.77.0.9");
+    const old = await later.auth.signInWithPassword({ email, password: PASSWORD });
+    expect(old.error?.code).toBe("invalid_credentials");
+    expect((await later.auth.signInWithPassword({ email, password: NEW })).error).toBeNull();
+  });
+
   it("unenrols the factor from an aal2 session without the password, as Supabase allows", async () => {
     const device = client("10.77.0.6");
     expect(

@@ -658,6 +658,64 @@ describe("codes, recovery, resend and reauthentication", () => {
     expect(sink.received[0]?.raw).toContain("/auth/reset-password?token=");
   });
 
+  it("POST /verify with the mailed recovery token gives a session that sets a new password once", async () => {
+    const { email } = await confirmedAccount();
+    sink.received.length = 0;
+    expect((await call("/recover", { body: { email } })).status).toBe(200);
+    await settleAfterResponse();
+    const unfolded = (sink.received[0]?.raw ?? "").replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+    const token = decodeURIComponent(
+      unfolded.match(/\/auth\/reset-password\?token=([A-Za-z0-9._%-]+)/)?.[1] ?? "",
+    );
+    expect(token).not.toBe("");
+
+    const recovered = await call("/verify", { body: { type: "recovery", token_hash: token } });
+    expect(recovered.status).toBe(200);
+    expect(decodeJwt(recovered.body.access_token)).toMatchObject({
+      aal: "aal1",
+      amr: [{ method: "recovery", timestamp: expect.any(Number) }],
+    });
+    // The link works once.
+    const again = await call("/verify", { body: { type: "recovery", token_hash: token } });
+    expect(again).toMatchObject({ status: 403, body: { error_code: "otp_expired" } });
+
+    // The same checks as the reset page: a weak password is refused, nothing changes.
+    const weak = await call("/user", {
+      method: "PUT",
+      token: recovered.body.access_token,
+      body: { password: "password" },
+    });
+    expect(weak).toMatchObject({ status: 422, body: { error_code: "weak_password" } });
+    const NEW = "Ceremony-New-Order-1981";
+    const set = await call("/user", {
+      method: "PUT",
+      token: recovered.body.access_token,
+      body: { password: NEW },
+    });
+    expect(set.status).toBe(200);
+    // This session goes on; the old password no longer signs in, the new one does.
+    expect((await call("/user", { token: recovered.body.access_token })).status).toBe(200);
+    const old = await call("/token?grant_type=password", { body: { email, password: PASSWORD } });
+    expect(old).toMatchObject({ status: 400, body: { error_code: "invalid_credentials" } });
+    const fresh = await call("/token?grant_type=password", { body: { email, password: NEW } });
+    expect(fresh.status).toBe(200);
+
+    // An ordinary session still needs the current password to change it.
+    const plain = await call("/user", {
+      method: "PUT",
+      token: fresh.body.access_token,
+      body: { password: "Temptation-New-Order-1982" },
+    });
+    expect(plain).toMatchObject({ status: 401, body: { error_code: "reauthentication_needed" } });
+  });
+
+  it("POST /verify refuses a recovery token that was never mailed", async () => {
+    const answer = await call("/verify", {
+      body: { type: "recovery", token_hash: "forged-token" },
+    });
+    expect(answer).toMatchObject({ status: 403, body: { error_code: "otp_expired" } });
+  });
+
   it("POST /resend sends the sign-up confirmation again", async () => {
     await call("/signup", { body: { email: "resend@example.org", password: PASSWORD } });
     sink.received.length = 0;

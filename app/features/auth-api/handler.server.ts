@@ -27,7 +27,7 @@ import {
 } from "~/features/auth/codes.server";
 import { continueAsGuest } from "~/features/auth/guest.server";
 import { configuredProviders, startOAuth } from "~/features/auth/oauth.server";
-import { requestPasswordReset } from "~/features/auth/recovery.server";
+import { requestPasswordReset, resetPassword } from "~/features/auth/recovery.server";
 import { claimTotpCode, releaseTotpCode } from "~/features/auth/totp-replay.server";
 import {
   confirmTotpEnrollment,
@@ -413,7 +413,9 @@ async function updateUser(request: Request, body: Body): Promise<Response> {
   const live = await requireTokenSession(request.headers);
   const input = parse(updateUserSchema, body);
   const headers = await headersForSession(live.authSessionToken, request.headers);
-  if (input.password) {
+  if (input.password && !input.current_password && isFreshRecovery(live.amr)) {
+    await setPasswordByRecovery(request, live, input.password);
+  } else if (input.password) {
     if (!input.current_password) {
       throw new AuthApiError(
         401,
@@ -533,6 +535,7 @@ async function verify(request: Request, body: Body): Promise<Response> {
     const confirmed = must(await confirmEmail({ token: input.token_hash, headers }));
     return json(await sessionFrom(confirmed.headers, "otp"));
   }
+  if (input.type === "recovery") return json(await verifyRecovery(request, input, headers));
   if (!input.token) throw validationFailed("Verify requires a token or a token hash");
   if (input.type === "sms") {
     if (!input.phone) throw validationFailed(MISSING_CONTACT);
@@ -553,6 +556,79 @@ async function verify(request: Request, body: Body): Promise<Response> {
     return json(await sessionFrom(result.headers, "otp"));
   }
   throw new AuthApiError(403, "otp_expired", "Token has expired or is invalid");
+}
+
+/** How long a recovery session may set a new password without the old one. */
+const RECOVERY_WINDOW_S = 10 * 60;
+
+/**
+ * The reset link's token (`/auth/reset-password?token=…`, what POST /recover mails) as
+ * Supabase's recovery token: used once, it gives an aal1 session whose first use is to set a
+ * new password (PUT /user with `password` alone, within RECOVERY_WINDOW_S).
+ */
+async function verifyRecovery(
+  request: Request,
+  input: z.infer<typeof verifySchema>,
+  headers: Headers,
+): Promise<SupabaseSession> {
+  const token = input.token_hash ?? input.token;
+  if (!token) throw validationFailed("Verify requires a token or a token hash");
+  const ctx = await getAuth().$context;
+  // Consumed atomically: two requests with the same link cannot both get a session.
+  const found = await ctx.internalAdapter.consumeVerificationValue(`reset-password:${token}`);
+  if (!found) throw new AuthApiError(403, "otp_expired", "Token has expired or is invalid");
+  const [owner] = await getDb()
+    .select({ id: userTable.id, banned: userTable.banned })
+    .from(userTable)
+    .where(eq(userTable.id, found.value));
+  if (!owner) throw new AuthApiError(403, "otp_expired", "Token has expired or is invalid");
+  if (owner.banned) throw new AuthApiError(403, "user_banned", "User is banned");
+  const created = await ctx.internalAdapter.createSession(owner.id, false, {
+    ipAddress: headers.get(CLIENT_IP_HEADER) ?? "",
+    userAgent: request.headers.get("user-agent") ?? "",
+    aal: "aal1",
+    authMethod: "recovery",
+  });
+  if (!created) throw new AuthApiError(500, "unexpected_failure", "No session was created");
+  return startTokenSession({ authSessionToken: created.token, method: "recovery" });
+}
+
+/** True when this token session began with a recovery link less than RECOVERY_WINDOW_S ago. */
+function isFreshRecovery(amr: { method: string; timestamp: number }[]): boolean {
+  const now = Math.floor(Date.now() / 1000);
+  return amr.some(
+    (entry) => entry.method === "recovery" && now - entry.timestamp < RECOVERY_WINDOW_S,
+  );
+}
+
+/**
+ * Sets the password of a recovery session through the same path as the reset page
+ * (`resetPassword`: the weak-password check, every session of the account signed out), with
+ * a one-time reset token minted for this call; then this session continues on a new one.
+ */
+async function setPasswordByRecovery(
+  request: Request,
+  live: { id: string; userId: string },
+  password: string,
+): Promise<void> {
+  const ctx = await getAuth().$context;
+  const token = randomBytes(24).toString("base64url");
+  await ctx.internalAdapter.createVerificationValue({
+    identifier: `reset-password:${token}`,
+    value: live.userId,
+    expiresAt: new Date(Date.now() + 60_000),
+  });
+  const headers = await cleanHeaders(request);
+  must(await resetPassword({ token, password, headers }));
+  const created = await ctx.internalAdapter.createSession(live.userId, false, {
+    ipAddress: headers.get(CLIENT_IP_HEADER) ?? "",
+    userAgent: request.headers.get("user-agent") ?? "",
+    aal: "aal1",
+    authMethod: "recovery",
+  });
+  if (!created) throw new AuthApiError(500, "unexpected_failure", "No session was created");
+  await endOtherTokenSessions(live.userId, live.id);
+  await rebindTokenSession({ tokenSessionId: live.id, authSessionToken: created.token });
 }
 
 async function resend(request: Request, body: Body): Promise<Response> {

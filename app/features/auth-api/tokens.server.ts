@@ -21,7 +21,14 @@ import { type SupabaseUser, supabaseUser } from "./users.server";
 export const REUSE_GRACE_SECONDS = 10;
 export const AUDIENCE = "authenticated";
 
-export type AmrMethod = "password" | "otp" | "totp" | "anonymous" | "oauth" | "email/signup";
+export type AmrMethod =
+  | "password"
+  | "otp"
+  | "totp"
+  | "anonymous"
+  | "oauth"
+  | "email/signup"
+  | "recovery";
 export type AmrEntry = { method: string; timestamp: number };
 
 export function issuer(): string {
