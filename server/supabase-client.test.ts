@@ -330,6 +330,16 @@ describe("@supabase/supabase-js against Soundtrail", () => {
     const old = await later.auth.signInWithPassword({ email, password: PASSWORD });
     expect(old.error?.code).toBe("invalid_credentials");
     expect((await later.auth.signInWithPassword({ email, password: NEW })).error).toBeNull();
+
+    // Supabase's secure password change: reauthenticate() mails a code, updateUser takes it.
+    sink.received.length = 0;
+    expect((await later.auth.reauthenticate()).error).toBeNull();
+    const nonce = sink.received.find((m) => m.to.includes(email))?.subject.match(/^(\d{6}) /)?.[1];
+    expect(nonce).toMatch(/^\d{6}$/);
+    const NEWER = "Reauthenticated-Let-It-Be-1970";
+    expect((await later.auth.updateUser({ password: NEWER, nonce })).error).toBeNull();
+    const third = client("10.77.0.10");
+    expect((await third.auth.signInWithPassword({ email, password: NEWER })).error).toBeNull();
   });
 
   it("unenrols the factor from an aal2 session without the password, as Supabase allows", async () => {

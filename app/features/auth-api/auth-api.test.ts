@@ -724,10 +724,44 @@ describe("codes, recovery, resend and reauthentication", () => {
     expect(sink.received.some((m) => m.to.includes("resend@example.org"))).toBe(true);
   });
 
-  it("GET /reauthenticate needs a session", async () => {
-    const { session: s } = await confirmedAccount();
-    expect((await call("/reauthenticate", { token: s.access_token })).status).toBe(200);
+  it("GET /reauthenticate mails a code that PUT /user takes as nonce instead of the password, once", async () => {
+    const { email, session: s } = await confirmedAccount();
     expect((await call("/reauthenticate")).status).toBe(401);
+    sink.received.length = 0;
+    expect(await call("/reauthenticate", { token: s.access_token })).toMatchObject({
+      status: 200,
+      body: {},
+    });
+    expect(sink.received.flatMap((m) => m.to)).toEqual([email]);
+    const nonce = sink.received[0]?.subject.match(/^(\d{6}) /)?.[1] ?? "";
+    expect(nonce).toMatch(/^\d{6}$/);
+    const NEW = "Reauthenticated-Blue-Monday-2";
+    const wrong = await call("/user", {
+      method: "PUT",
+      token: s.access_token,
+      body: { password: NEW, nonce: nonce === "000000" ? "111111" : "000000" },
+    });
+    expect(wrong).toMatchObject({
+      status: 400,
+      body: { error_code: "reauthentication_not_valid" },
+    });
+    const changed = await call("/user", {
+      method: "PUT",
+      token: s.access_token,
+      body: { password: NEW, nonce },
+    });
+    expect(changed.status).toBe(200);
+    const reused = await call("/user", {
+      method: "PUT",
+      token: s.access_token,
+      body: { password: "Reauthenticated-Again-3", nonce },
+    });
+    expect(reused).toMatchObject({
+      status: 400,
+      body: { error_code: "reauthentication_not_valid" },
+    });
+    const fresh = await call("/token?grant_type=password", { body: { email, password: NEW } });
+    expect(fresh.status).toBe(200);
   });
 
   it("refuses a body that is not JSON with bad_json", async () => {

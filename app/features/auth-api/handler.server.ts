@@ -1,5 +1,5 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { createHash, randomBytes, randomInt, randomUUID } from "node:crypto";
+import { and, eq, like, sql } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "~/db/client.server";
 import {
@@ -38,6 +38,8 @@ import {
   startTotpEnrollment,
   startTotpEnrollmentForRecentSession,
 } from "~/features/auth/two-factor.server";
+import { sendMail } from "~/features/mail/mail.server";
+import { renderEmail } from "~/features/mail/render";
 import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
 import { getAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
@@ -414,7 +416,10 @@ async function updateUser(request: Request, body: Body): Promise<Response> {
   const input = parse(updateUserSchema, body);
   const headers = await headersForSession(live.authSessionToken, request.headers);
   if (input.password && !input.current_password && isFreshRecovery(live.amr)) {
-    await setPasswordByRecovery(request, live, input.password);
+    await setPasswordWithoutCurrent(request, live, input.password, "recovery");
+  } else if (input.password && !input.current_password && input.nonce) {
+    await consumeReauthNonce(live.userId, input.nonce);
+    await setPasswordWithoutCurrent(request, live, input.password, "otp");
   } else if (input.password) {
     if (!input.current_password) {
       throw new AuthApiError(
@@ -602,14 +607,16 @@ function isFreshRecovery(amr: { method: string; timestamp: number }[]): boolean 
 }
 
 /**
- * Sets the password of a recovery session through the same path as the reset page
+ * Sets the password of a recovery session, or of one that gave the mailed reauthentication
+ * code, through the same path as the reset page
  * (`resetPassword`: the weak-password check, every session of the account signed out), with
  * a one-time reset token minted for this call; then this session continues on a new one.
  */
-async function setPasswordByRecovery(
+async function setPasswordWithoutCurrent(
   request: Request,
   live: { id: string; userId: string },
   password: string,
+  method: AmrMethod,
 ): Promise<void> {
   const ctx = await getAuth().$context;
   const token = randomBytes(24).toString("base64url");
@@ -624,7 +631,7 @@ async function setPasswordByRecovery(
     ipAddress: headers.get(CLIENT_IP_HEADER) ?? "",
     userAgent: request.headers.get("user-agent") ?? "",
     aal: "aal1",
-    authMethod: "recovery",
+    authMethod: method,
   });
   if (!created) throw new AuthApiError(500, "unexpected_failure", "No session was created");
   await endOtherTokenSessions(live.userId, live.id);
@@ -649,11 +656,75 @@ async function resend(request: Request, body: Body): Promise<Response> {
   return json({});
 }
 
+/** How long the code GET /reauthenticate mails may be used (PUT /user with `nonce`). */
+const REAUTH_NONCE_TTL_S = 10 * 60;
+
+function reauthIdentifier(userId: string, nonce: string): string {
+  return `auth-api-reauth:${userId}:${createHash("sha256").update(nonce).digest("hex")}`;
+}
+
+/**
+ * Supabase's secure password change: mails a six-digit code that `PUT /user` takes as `nonce`
+ * instead of the current password. One code at a time; it works once, for 10 minutes.
+ */
 async function reauthenticate(request: Request): Promise<Response> {
-  // Soundtrail re-checks the current password instead of a mailed nonce: PUT /user takes
-  // `current_password`, and sessions younger than 10 minutes need nothing. Say so.
-  await requireTokenSession(request.headers);
+  const live = await requireTokenSession(request.headers);
+  const [owner] = await getDb()
+    .select({
+      email: userTable.email,
+      verified: userTable.emailVerified,
+      isAnonymous: userTable.isAnonymous,
+    })
+    .from(userTable)
+    .where(eq(userTable.id, live.userId));
+  if (!owner?.email || !owner.verified || owner.isAnonymous) {
+    throw validationFailed("Reauthentication requires a confirmed e-mail address");
+  }
+  const limited = await checkRateLimits([
+    [`code-send:to:${owner.email.toLowerCase()}`, AUTH_LIMITS.sendCodePerRecipient],
+  ]);
+  if (limited) throw rateLimitedError(limited.retryAfterSeconds);
+  const nonce = String(randomInt(0, 1_000_000)).padStart(6, "0");
+  await getDb()
+    .delete(verification)
+    .where(like(verification.identifier, `auth-api-reauth:${live.userId}:%`));
+  const ctx = await getAuth().$context;
+  await ctx.internalAdapter.createVerificationValue({
+    identifier: reauthIdentifier(live.userId, nonce),
+    value: live.userId,
+    expiresAt: new Date(Date.now() + REAUTH_NONCE_TTL_S * 1000),
+  });
+  await sendMail({
+    to: owner.email,
+    subject: `${nonce} is your Soundtrail code`,
+    ...renderEmail({
+      title: "Confirm it is you",
+      paragraphs: [
+        `Use this code to confirm a change to your account: ${nonce}`,
+        "It works once, for 10 minutes. If you did not ask for it, change your password.",
+      ],
+    }),
+  });
   return json({});
+}
+
+/** Takes the mailed reauthentication code once; guesses use the account's re-check budget. */
+async function consumeReauthNonce(userId: string, nonce: string): Promise<void> {
+  const limited = await checkRateLimits([
+    [`reauth:account:${userId}`, AUTH_LIMITS.reauthPerAccount],
+  ]);
+  if (limited) throw rateLimitedError(limited.retryAfterSeconds);
+  const ctx = await getAuth().$context;
+  const found = await ctx.internalAdapter.consumeVerificationValue(
+    reauthIdentifier(userId, nonce.trim()),
+  );
+  if (!found) {
+    throw new AuthApiError(
+      400,
+      "reauthentication_not_valid",
+      "Verification code not found or has expired",
+    );
+  }
 }
 
 // MFA ------------------------------------------------------------------------------------------
