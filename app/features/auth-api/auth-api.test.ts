@@ -20,6 +20,7 @@ import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import { banUser } from "~/features/admin/users.server";
 import { getViewerFromHeaders, signInWithEmail } from "~/features/auth/accounts.server";
 import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
+import { type SmsMessage, setSmsSender } from "~/features/sms/sms.server";
 import { settleAfterResponse } from "~/lib/after-response.server";
 import { resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
@@ -714,6 +715,40 @@ describe("codes, recovery, resend and reauthentication", () => {
       body: { type: "recovery", token_hash: "forged-token" },
     });
     expect(answer).toMatchObject({ status: 403, body: { error_code: "otp_expired" } });
+  });
+
+  it("PUT /user with a phone texts a code; POST /verify phone_change makes the number the account's", async () => {
+    const texts: SmsMessage[] = [];
+    setSmsSender(async (message) => {
+      texts.push(message);
+    });
+    try {
+      const { session: s } = await confirmedAccount();
+      const phone = "+4915112345678";
+      const asked = await call("/user", { method: "PUT", token: s.access_token, body: { phone } });
+      expect(asked.status).toBe(200);
+      expect(texts.map((t) => t.to)).toEqual([phone]);
+      const code = texts[0]?.body.match(/\b(\d{6})\b/)?.[1] ?? "";
+      const unsigned = await call("/verify", {
+        body: { type: "phone_change", phone, token: code },
+      });
+      expect(unsigned.status).toBe(401);
+      const wrong = await call("/verify", {
+        token: s.access_token,
+        body: { type: "phone_change", phone, token: code === "000000" ? "111111" : "000000" },
+      });
+      expect(wrong).toMatchObject({ status: 403, body: { error_code: "otp_expired" } });
+      const verified = await call("/verify", {
+        token: s.access_token,
+        body: { type: "phone_change", phone, token: code },
+      });
+      expect(verified.status).toBe(200);
+      expect(verified.body.user.phone).toBe(phone);
+      const read = await call("/user", { token: verified.body.access_token });
+      expect(read.body.phone).toBe(phone);
+    } finally {
+      setSmsSender(undefined);
+    }
   });
 
   it("POST /resend sends the sign-up confirmation again", async () => {

@@ -10,7 +10,12 @@ import {
   verification,
 } from "~/db/schema";
 import { isDatabaseUnavailable } from "~/db/unavailable.server";
-import { changeEmail, changePassword } from "~/features/auth/account-changes.server";
+import {
+  changeEmail,
+  changePassword,
+  confirmPhoneChange,
+  requestPhoneChange,
+} from "~/features/auth/account-changes.server";
 import {
   type AuthResult,
   confirmEmail,
@@ -454,6 +459,11 @@ async function updateUser(request: Request, body: Body): Promise<Response> {
     const email = parse(z.object({ email: emailField }), { email: input.email }).email;
     must(await changeEmail({ headers, newEmail: email }));
   }
+  if (input.phone) {
+    // Texts a code to the new number; POST /verify with type "phone_change" finishes it.
+    const phone = parse(z.object({ phone: phoneField }), { phone: input.phone }).phone;
+    must(await requestPhoneChange({ headers, phone }));
+  }
   if (input.data) {
     const data = profileData.parse(input.data);
     const displayName = (data.display_name ?? data.full_name ?? data.name)?.trim();
@@ -541,6 +551,7 @@ async function verify(request: Request, body: Body): Promise<Response> {
     return json(await sessionFrom(confirmed.headers, "otp"));
   }
   if (input.type === "recovery") return json(await verifyRecovery(request, input, headers));
+  if (input.type === "phone_change") return json(await verifyPhoneChange(request, input));
   if (!input.token) throw validationFailed("Verify requires a token or a token hash");
   if (input.type === "sms") {
     if (!input.phone) throw validationFailed(MISSING_CONTACT);
@@ -561,6 +572,24 @@ async function verify(request: Request, body: Body): Promise<Response> {
     return json(await sessionFrom(result.headers, "otp"));
   }
   throw new AuthApiError(403, "otp_expired", "Token has expired or is invalid");
+}
+
+/** The code texted by `PUT /user` with `phone`: the number becomes the account's. */
+async function verifyPhoneChange(
+  request: Request,
+  input: z.infer<typeof verifySchema>,
+): Promise<SupabaseSession> {
+  const live = await requireTokenSession(request.headers);
+  if (!input.phone) throw validationFailed(MISSING_CONTACT);
+  if (!input.token) throw validationFailed("Verify requires a token or a token hash");
+  const phone = parse(z.object({ phone: phoneField }), { phone: input.phone }).phone;
+  const headers = await headersForSession(live.authSessionToken, request.headers);
+  const changed = await confirmPhoneChange({ headers, phone, code: input.token });
+  if (!changed.ok) throw new AuthApiError(403, "otp_expired", "Token has expired or is invalid");
+  return rebindTokenSession({
+    tokenSessionId: live.id,
+    authSessionToken: await sessionTokenFromCookies(changed.headers),
+  });
 }
 
 /** How long a recovery session may set a new password without the old one. */
