@@ -129,6 +129,15 @@ test.describe("redirect rules for every route in routes.ts", () => {
       const url = sample(page.pattern);
       const response = await request.get(url, { maxRedirects: 0 });
       expect(response.status(), url).toBeLessThan(500);
+      if (url === "/api/feed") {
+        // The feed as JSON (for token API apps), like /feed signed out: public posts only.
+        expect(response.status(), url).toBe(200);
+        const body = (await response.json()) as { tab: string; posts: { audience: string }[] };
+        expect(body.tab).toBe("everyone");
+        expect(body.posts.length).toBeGreaterThan(0);
+        for (const post of body.posts) expect(post.audience, url).toBe("everyone");
+        continue;
+      }
       if (url.startsWith("/api/") && !url.startsWith("/api/auth/")) {
         expect([400, 401, 403, 404, 405], url).toContain(response.status());
       }
