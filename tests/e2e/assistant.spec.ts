@@ -68,7 +68,7 @@ test.describe
     test.beforeAll(async ({ browser, request }) => {
       test.setTimeout(150_000);
       ana = await signUp(browser, request, `ana${run}`, "Ana Asker");
-      ben = await signUp(browser, request, `ben${run}`, "Ben Sharer");
+      ben = await signUp(browser, request, `ben${run}`, "Ben Curator");
       const benPage = await pageAs(browser, ben);
       await share(benPage, "Glory Box", theirs);
       await benPage.context().close();
@@ -76,8 +76,8 @@ test.describe
       await share(page, "Reckoner", mine);
       await share(page, "Nude", mine);
       await gotoHydrated(page, `/u/ben${run}`);
-      await page.getByRole("button", { name: "Follow Ben Sharer" }).click();
-      await expect(page.getByRole("button", { name: "Following Ben Sharer" })).toBeVisible();
+      await page.getByRole("button", { name: "Follow Ben Curator" }).click();
+      await expect(page.getByRole("button", { name: "Following Ben Curator" })).toBeVisible();
       await page.context().close();
     });
 
@@ -148,7 +148,7 @@ test.describe
       await page.getByRole("textbox", { name: "Message" }).fill(`who else here likes ${theirs}?`);
       await page.getByRole("button", { name: "Send" }).click();
       await expect(page).toHaveURL(/\/chatbot\?c=[0-9a-f-]{36}$/);
-      await expect(messages(page).getByRole("link", { name: "Ben Sharer" })).toBeVisible();
+      await expect(messages(page).getByRole("link", { name: "Ben Curator" })).toBeVisible();
       await context.close();
     });
 

@@ -248,7 +248,7 @@ test("a new picture shows on /profile and on the person's posts", async ({ brows
   await page.locator("body").press("n");
   await page.getByLabel("Track title").fill("Portrait Of Tracy");
   await page.getByRole("combobox", { name: "Artist", exact: true }).fill("Jaco Pastorius");
-  await page.getByRole("button", { name: "Share" }).click();
+  await page.getByRole("button", { name: "Share", exact: true }).click();
   await expect(page.getByText("is on your feed")).toBeVisible();
 
   // Before: no picture on the post, only the initial.

@@ -60,7 +60,7 @@ test.describe
       await expect(paula.getByLabel("Who can see it")).toHaveValue("followers");
       await paula.getByLabel("Track title").fill("Approved Ears Only");
       await paula.getByRole("combobox", { name: "Artist", exact: true }).fill("Broadcast");
-      await paula.getByRole("button", { name: "Share" }).click();
+      await paula.getByRole("button", { name: "Share", exact: true }).click();
       await expect(paula.getByText("is on your feed")).toBeVisible();
 
       // A second person, in their own browser context, asks to follow.
@@ -231,7 +231,7 @@ test("prepares the data export in the background and the zip holds the person's 
   await page.locator("body").press("n");
   await page.getByLabel("Track title").fill("Exported Anthem");
   await page.getByRole("combobox", { name: "Artist", exact: true }).fill("Stereolab");
-  await page.getByRole("button", { name: "Share" }).click();
+  await page.getByRole("button", { name: "Share", exact: true }).click();
   await expect(page.getByText("is on your feed")).toBeVisible();
 
   await gotoHydrated(page, "/settings/data");

@@ -90,7 +90,7 @@ test.describe
         mimeType: "image/png",
         buffer: await pngBytes(),
       });
-      await page.getByRole("button", { name: "Share" }).click();
+      await page.getByRole("button", { name: "Share", exact: true }).click();
       await expect(page.getByText("is on your feed")).toBeVisible();
 
       const post = page.locator("article").filter({ hasText: "Never Gonna Give You Up" }).first();
@@ -140,7 +140,7 @@ test.describe
         mimeType: "image/png",
         buffer: Buffer.from("this is plain text pretending to be a picture"),
       });
-      await page.getByRole("button", { name: "Share" }).click();
+      await page.getByRole("button", { name: "Share", exact: true }).click();
       await expect(page.getByText("That file is not an image we can read.")).toBeVisible();
       await expect(page.getByLabel("Image (optional)")).toHaveAttribute("aria-invalid", "true");
       await expect(page.getByLabel("Track title")).toHaveValue("Not a picture");
@@ -161,7 +161,7 @@ test.describe
       const alicePage = await pageAs(browser, alice);
       await openComposer(alicePage);
       await fillPost(alicePage, { title: "Roads", artist: "Portishead", audience: "Followers" });
-      await alicePage.getByRole("button", { name: "Share" }).click();
+      await alicePage.getByRole("button", { name: "Share", exact: true }).click();
       await expect(alicePage.getByText("is on your feed")).toBeVisible();
       followersPostId = postIdFrom(
         await alicePage
@@ -171,7 +171,7 @@ test.describe
       );
       await openComposer(alicePage);
       await fillPost(alicePage, { title: "Diary", artist: "Me", audience: "Only me" });
-      await alicePage.getByRole("button", { name: "Share" }).click();
+      await alicePage.getByRole("button", { name: "Share", exact: true }).click();
       await expect(alicePage.getByText("is on your feed")).toBeVisible();
       privatePostId = postIdFrom(
         await alicePage
@@ -299,7 +299,7 @@ test.describe
       await expect(page).toHaveURL(/compose=1/);
       await page.getByRole("combobox", { name: "Track title" }).fill("Teardrop");
       await page.getByRole("combobox", { name: "Artist", exact: true }).fill("Massive Attack");
-      await page.getByRole("button", { name: "Share" }).click();
+      await page.getByRole("button", { name: "Share", exact: true }).click();
       await expect(page).toHaveURL(/\/feed$/);
       await expect(page.getByRole("link", { name: "Teardrop", exact: true }).first()).toBeVisible();
 
@@ -392,7 +392,7 @@ test.describe
       expect(overflow).toBeLessThanOrEqual(0);
       await page.getByRole("link", { name: "Share some music…" }).click();
       await expect(page.getByLabel("Track title")).toBeFocused();
-      const box = await page.getByRole("button", { name: "Share" }).boundingBox();
+      const box = await page.getByRole("button", { name: "Share", exact: true }).boundingBox();
       expect(box && box.x + box.width).toBeLessThanOrEqual(390);
       await expectNoAxeViolations(page);
     });
