@@ -152,6 +152,8 @@ test.describe
     test("follow someone and see their next post in Following; strangers do not see followers-only posts", async ({
       browser,
     }) => {
+      // Two people, two posts through the composer and a stranger: a long flow on 2 cores.
+      test.setTimeout(60_000);
       const bobPage = await pageAs(browser, bob);
       await gotoHydrated(bobPage, `/u/alice${run}`);
       await expect(bobPage.getByRole("heading", { level: 1, name: "Alice Liddell" })).toBeVisible();
