@@ -33,6 +33,8 @@ export function PostMenu({
       className="relative"
       onToggle={(event) => setIsOpen(event.currentTarget.open)}
       onKeyDown={(event) => {
+        // Escape inside the confirmation dialog closes the dialog only, not the menu under it.
+        if (event.target instanceof Element && event.target.closest("dialog")) return;
         if (event.key === "Escape" && details.current?.open) {
           details.current.open = false;
           details.current.querySelector("summary")?.focus();
