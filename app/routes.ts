@@ -48,6 +48,7 @@ export default [
   ]),
   route("unsubscribe", "routes/unsubscribe.tsx"),
   route("bench/fixture", "routes/bench-fixture.tsx"),
+  route("bench/floor", "routes/bench-floor.tsx"),
   route("api/color-mode", "routes/api/color-mode.ts"),
   route("api/events", "routes/api/events.ts"),
   route("api/like", "routes/api/like.ts"),

@@ -20,6 +20,8 @@ import {
 const CONNECTIONS = [10, 50] as const;
 const RATIO_BUDGET = 0.6;
 const TAIL_BUDGET = 2.5;
+/** Signed-in `/feed` ÷ `/bench/floor` (the same data as the plainest page): issue 17. */
+const FLOOR_BUDGET = 0.25;
 
 interface Load {
   rps: number;
@@ -102,6 +104,7 @@ export async function benchFeedSsr(): Promise<StepOutcome> {
     const cookie = await signIn(base);
     const feedUrl = `${base}/feed`;
     const fixtureUrl = `${base}/bench/fixture`;
+    const floorUrl = `${base}/bench/floor`;
     const feedPage = await inspect(feedUrl, cookie);
     const fixturePage = await inspect(fixtureUrl);
     await inspect(fixtureUrl, cookie);
@@ -110,6 +113,7 @@ export async function benchFeedSsr(): Promise<StepOutcome> {
     await load(feedUrl, { connections: 10, seconds: 3, cookie });
     await load(fixtureUrl, { connections: 10, seconds: 3 });
     await load(fixtureUrl, { connections: 10, seconds: 3, cookie });
+    await load(floorUrl, { connections: 10, seconds: 3 });
 
     // The byte budgets first (the same build and data as the load test below).
     const html = htmlRows("feed-ssr", await measureFeedHtml(base, cookie));
@@ -122,6 +126,15 @@ export async function benchFeedSsr(): Promise<StepOutcome> {
       const feed = await load(feedUrl, { connections, seconds, cookie });
       const fixture = await load(fixtureUrl, { connections, seconds });
       const fixtureSignedIn = await load(fixtureUrl, { connections, seconds, cookie });
+      const floor = await load(floorUrl, { connections, seconds });
+      const floorRatio = feed.rps / floor.rps;
+      rows.push({
+        step: "feed-ssr",
+        metric: `req/s /feed ÷ framework floor, ${connections} conn`,
+        measured: `${floorRatio.toFixed(2)} (${feed.rps.toFixed(0)} ÷ ${floor.rps.toFixed(0)})`,
+        budget: `≥ ${FLOOR_BUDGET}`,
+        pass: floorRatio >= FLOOR_BUDGET,
+      });
       const ratio = feed.rps / fixture.rps;
       const ratioSignedIn = feed.rps / fixtureSignedIn.rps;
       rows.push({
@@ -141,7 +154,8 @@ export async function benchFeedSsr(): Promise<StepOutcome> {
       notes.push(
         `${connections} conn: /feed ${feed.rps.toFixed(1)} req/s p50 ${ms(feed.p50)} p99 ${ms(feed.p99)} (${feed.requests} req${feed.errors ? `, ${feed.errors} errors/timeouts` : ""}); ` +
           `fixture ${fixture.rps.toFixed(1)} req/s p50 ${ms(fixture.p50)} p99 ${ms(fixture.p99)}${fixture.errors ? ` (${fixture.errors} errors/timeouts)` : ""}; ` +
-          `fixture+cookie ${fixtureSignedIn.rps.toFixed(1)} req/s p50 ${ms(fixtureSignedIn.p50)} p99 ${ms(fixtureSignedIn.p99)}`,
+          `fixture+cookie ${fixtureSignedIn.rps.toFixed(1)} req/s p50 ${ms(fixtureSignedIn.p50)} p99 ${ms(fixtureSignedIn.p99)}; ` +
+          `floor ${floor.rps.toFixed(1)} req/s p50 ${ms(floor.p50)} p99 ${ms(floor.p99)}`,
       );
       if (connections === 50) {
         feed50 = feed;

@@ -379,6 +379,7 @@ const POLICIES: Record<string, Policy> = {
     ],
   },
   "routes/bench-fixture.tsx": { kind: "absent", note: "exists only under SOUNDTRAIL_BENCH=1" },
+  "routes/bench-floor.tsx": { kind: "absent", note: "exists only under SOUNDTRAIL_BENCH=1" },
   "routes/api/color-mode.ts": {
     kind: "resource",
     note: "a preference cookie, for anyone",

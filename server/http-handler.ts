@@ -2,6 +2,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { withRequestLogContext } from "../app/lib/logger.server";
+import type { AdmissionQueue, Release } from "./admission";
 import {
   BODY_LIMITS,
   type BodyClass,
@@ -15,6 +16,7 @@ import { clientAddress } from "./client-address";
 import { hasPendingBody, lingerBeforeClose, readBodyWithin, serveFetch } from "./fetch-listener";
 import { checkOrigin } from "./origin";
 import { serveStatic } from "./static";
+import { busyResponse } from "./unavailable";
 
 /**
  * Removes the Cookie and Origin headers of a bearer request (parsed and raw) before the app
@@ -63,6 +65,12 @@ export interface NodeHandlerOptions {
    * (no METRICS_TOKEN) leaves the path to the app, which answers 404.
    */
   metrics?: { token: string; render(): Promise<{ contentType: string; body: string }> } | null;
+  /**
+   * How many app requests run at once and how many may wait (server/admission.ts); null or
+   * absent: no bound. A request holds its turn until its answer is written (an event stream
+   * only until its headers are), and one that finds the queue full gets a 503 at once.
+   */
+  admission?: AdmissionQueue | null;
 }
 
 /** True when `authorization` is `Bearer <token>`, compared in constant time. */
@@ -231,6 +239,8 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       typeof req.headers["x-forwarded-for"] === "string" ? req.headers["x-forwarded-for"] : null,
       options.trustProxy,
     );
+    /** This request's turn (server/admission.ts), given back when its answer is written. */
+    let turn: Release | null = null;
     const exchange = await serveFetch(req, res, {
       protocol: "encrypted" in req.socket && req.socket.encrypted ? "https:" : "http:",
       limit,
@@ -238,17 +248,31 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       onFirstRead: sendContinue,
       tooLarge: () => refusalResponse(tooLarge(limit), requestId, bodyClass),
       handler: async (request) => {
-        const response = await options.handleRequest(request, {
+        let response: Response;
+        if (options.admission) {
+          turn = await options.admission.enter(request.signal);
+          if (!turn) {
+            response = busyResponse(request, options.securityHeaders);
+            response.headers.set("X-Request-Id", requestId);
+            return response;
+          }
+        }
+        response = await options.handleRequest(request, {
           requestId,
           clientAddress: address,
         });
+        // A live event stream stays open for hours: it gives its turn back once it has started.
+        if (response.headers.get("Content-Type")?.startsWith("text/event-stream")) turn?.();
         for (const [name, value] of Object.entries(options.securityHeaders)) {
           if (!response.headers.has(name)) response.headers.set(name, value);
         }
         response.headers.set("X-Request-Id", requestId);
         return response;
       },
-    }).finally(() => options.onExchangeEnd?.(requestId));
+    }).finally(() => {
+      turn?.();
+      options.onExchangeEnd?.(requestId);
+    });
     const fields = {
       requestId,
       method,

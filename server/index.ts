@@ -9,6 +9,7 @@ import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
 import { EnvError, parseEnv } from "../app/lib/env.server";
 import { logger } from "../app/lib/logger.server";
 import { baseSecurityHeaders } from "../app/lib/security.server";
+import { AdmissionQueue } from "./admission";
 import { withDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
 import { createRouteLabeler } from "./metrics-route";
@@ -116,6 +117,13 @@ const handler = createNodeHandler({
   metrics: env.METRICS_TOKEN
     ? { token: env.METRICS_TOKEN, render: () => app.renderMetrics() }
     : null,
+  admission:
+    env.REQUEST_CONCURRENCY > 0
+      ? new AdmissionQueue({
+          concurrency: env.REQUEST_CONCURRENCY,
+          queueLimit: env.REQUEST_QUEUE_LIMIT,
+        })
+      : null,
 });
 
 /** The route id a request is counted under in /metrics (never the raw URL). */

@@ -75,6 +75,23 @@ export const envSchema = z
       .max(120, "must be at most 120")
       .default(2),
     /**
+     * App requests worked on at once (0: no bound); more wait their turn in arrival order, which
+     * keeps the slowest answers close to the typical one under load (server/admission.ts).
+     */
+    REQUEST_CONCURRENCY: z.coerce
+      .number({ error: "must be a number of requests" })
+      .int("must be a whole number")
+      .min(0, "must be 0 (no bound) or more")
+      .max(1000, "must be at most 1000")
+      .default(8),
+    /** Requests that may wait for a turn; one more gets a 503 with Retry-After at once. */
+    REQUEST_QUEUE_LIMIT: z.coerce
+      .number({ error: "must be a number of requests" })
+      .int("must be a whole number")
+      .min(0, "must be 0 or more")
+      .max(100_000, "must be at most 100000")
+      .default(500),
+    /**
      * Database maintenance every this many minutes (0: never): purges expired rows everywhere,
      * and on the embedded database vacuums and analyzes (docs/decisions/019).
      */

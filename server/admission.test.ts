@@ -1,0 +1,153 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import pino from "pino";
+import { describe, expect, it, vi } from "vitest";
+import { AdmissionQueue, type Release } from "./admission";
+import { createNodeHandler } from "./http-handler";
+
+describe("admission queue", () => {
+  it("admits up to the concurrency, then queues in arrival order", async () => {
+    const queue = new AdmissionQueue({ concurrency: 2, queueLimit: 10 });
+    const first = await queue.enter();
+    const second = await queue.enter();
+    expect(first).toBeTypeOf("function");
+    expect(second).toBeTypeOf("function");
+    const order: number[] = [];
+    const waits = [3, 4, 5].map((n) =>
+      queue.enter().then((release) => {
+        order.push(n);
+        return release;
+      }),
+    );
+    expect(queue.stats).toEqual({ active: 2, waiting: 3 });
+    first?.();
+    second?.();
+    const third = await waits[0];
+    const fourth = await waits[1];
+    expect(order).toEqual([3, 4]);
+    expect(queue.stats).toEqual({ active: 2, waiting: 1 });
+    third?.();
+    const fifth = await waits[2];
+    expect(order).toEqual([3, 4, 5]);
+    fourth?.();
+    fifth?.();
+    expect(queue.stats).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it("refuses at once when the queue is full", async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, queueLimit: 1 });
+    const running = await queue.enter();
+    const queued = queue.enter();
+    expect(await queue.enter()).toBeNull();
+    running?.();
+    const next = await queued;
+    expect(next).toBeTypeOf("function");
+    next?.();
+  });
+
+  it("a release counts once, however often it is called", async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, queueLimit: 5 });
+    const release = (await queue.enter()) as Release;
+    const queued = [queue.enter(), queue.enter()];
+    release();
+    release();
+    // The turn is handed on after the event loop has polled the network (server/admission.ts).
+    expect(queue.stats).toEqual({ active: 0, waiting: 2 });
+    const first = await queued[0];
+    expect(queue.stats).toEqual({ active: 1, waiting: 1 });
+    first?.();
+    (await queued[1])?.();
+    expect(queue.stats).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it("drops a request aborted while it waits, and never admits an aborted one", async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, queueLimit: 5 });
+    const running = await queue.enter();
+    const gone = new AbortController();
+    const abandoned = queue.enter(gone.signal);
+    const kept = queue.enter();
+    gone.abort();
+    expect(await abandoned).toBeNull();
+    expect(queue.stats).toEqual({ active: 1, waiting: 1 });
+    running?.();
+    const next = await kept;
+    expect(next).toBeTypeOf("function");
+    next?.();
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(await queue.enter(aborted.signal)).toBeNull();
+    expect(queue.stats).toEqual({ active: 0, waiting: 0 });
+  });
+});
+
+describe("the server with a bounded number of requests at once", () => {
+  it("answers in arrival order, and a request beyond the queue gets a 503 page at once", async () => {
+    const gates: Array<() => void> = [];
+    const started: string[] = [];
+    const logger = pino({ level: "silent" });
+    const handler = createNodeHandler({
+      handleRequest: async (request) => {
+        const path = new URL(request.url).pathname;
+        if (path === "/events") {
+          return new Response(
+            new ReadableStream({
+              start(controller) {
+                controller.enqueue(new TextEncoder().encode(": open\n\n"));
+              },
+            }),
+            {
+              headers: { "Content-Type": "text/event-stream" },
+            },
+          );
+        }
+        started.push(path);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        return new Response(`done ${path}`);
+      },
+      isReady: async () => true,
+      isShuttingDown: () => false,
+      clientDir: null,
+      allowedOrigins: ["http://app.test"],
+      trustProxy: false,
+      securityHeaders: { "X-Content-Type-Options": "nosniff" },
+      logger,
+      admission: new AdmissionQueue({ concurrency: 1, queueLimit: 1 }),
+    });
+    const server = http.createServer(handler.onRequest);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      // A live event stream takes its turn only until it has started.
+      const events = await fetch(`${base}/events`);
+      expect(events.status).toBe(200);
+      const first = fetch(`${base}/first`);
+      await vi.waitFor(() => expect(started).toEqual(["/first"]));
+      const second = fetch(`${base}/second`);
+      // The queue (1) is taken by /second: the next request is refused at once, in the form
+      // the client asked for, and never reaches the app.
+      await vi.waitFor(async () => {
+        const page = await fetch(`${base}/third`, { headers: { Accept: "text/html" } });
+        expect(page.status).toBe(503);
+        expect(page.headers.get("Retry-After")).toBe("2");
+        expect(page.headers.get("X-Content-Type-Options")).toBe("nosniff");
+        expect(await page.text()).toContain("Soundtrail is very busy right now");
+      });
+      const json = await fetch(`${base}/api/thing`, { headers: { Accept: "application/json" } });
+      expect(json.status).toBe(503);
+      expect(await json.json()).toMatchObject({ code: "busy" });
+      const data = await fetch(`${base}/feed.data`);
+      expect(data.status).toBe(503);
+      expect(data.headers.get("Content-Type")).toContain("text/plain");
+      expect(started).toEqual(["/first"]);
+      gates.shift()?.();
+      expect(await (await first).text()).toBe("done /first");
+      await vi.waitFor(() => expect(started).toEqual(["/first", "/second"]));
+      gates.shift()?.();
+      expect(await (await second).text()).toBe("done /second");
+      await events.body?.cancel();
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
