@@ -50,11 +50,20 @@ export const comments = pgTable(
     replyToId: uuid("reply_to_id").references((): AnyPgColumn => comments.commentId, {
       onDelete: "set null",
     }),
+    /**
+     * The top-level comment whose thread this reply is shown in (one level of nesting: a reply
+     * to a reply joins the same thread); null for a top-level comment. A reply whose thread
+     * starter is deleted becomes top-level.
+     */
+    threadId: uuid("thread_id").references((): AnyPgColumn => comments.commentId, {
+      onDelete: "set null",
+    }),
     createdAt: createdAt(),
     editedAt: timestamp("edited_at", { withTimezone: true, precision: 3 }),
   },
   (t) => [
     index("comments_post_created_idx").on(t.postId, t.createdAt, t.commentId),
+    index("comments_thread_idx").on(t.threadId, t.createdAt, t.commentId),
     index("comments_created_idx").on(t.createdAt.desc()),
     index("comments_user_idx").on(t.userId),
     check("comments_content_length", sql`char_length(${t.content}) between 1 and 1000`),

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { comments, posts, profiles } from "~/db/schema";
 import { isUuid } from "~/features/posts/constants";
@@ -29,10 +29,23 @@ export interface CommentData {
   replyTo: { id: string; username: string } | null;
 }
 
+/** A top-level comment with the start of its thread. */
+export interface CommentThreadData extends CommentData {
+  /** The first replies, oldest first (all of them when the thread was asked for). */
+  replies: CommentData[];
+  /** Replies in the thread the viewer may see, shown or not. */
+  replyCount: number;
+}
+
 export interface CommentPage {
-  comments: CommentData[];
+  comments: CommentThreadData[];
   nextCursor: string | null;
 }
+
+/** Replies shown under a comment before "Show n more replies". */
+export const REPLIES_SHOWN = 3;
+/** At most this many replies of one thread in one answer. */
+const REPLIES_MAX = 200;
 
 function encode(createdAt: string, id: string) {
   return Buffer.from(`${createdAt}|${id}`).toString("base64url");
@@ -45,9 +58,119 @@ function decode(raw: string | null | undefined): { createdAt: string; id: string
   return { createdAt, id };
 }
 
+/** The columns of a comment as shown, with its author and the username it answers. */
+function commentColumns() {
+  return {
+    id: comments.commentId,
+    postId: comments.postId,
+    threadId: comments.threadId,
+    content: comments.content,
+    createdAt: comments.createdAt,
+    editedAt: comments.editedAt,
+    authorId: comments.userId,
+    username: profiles.username,
+    displayName: profiles.displayName,
+    avatarUrl: profiles.avatarUrl,
+    postAuthorId: posts.authorId,
+    replyToId: comments.replyToId,
+    replyToUsername: sql<string | null>`(select pr.username from ${comments} parent
+        join ${profiles} pr on pr.user_id = parent.user_id
+        where parent.comment_id = ${comments.replyToId})`.as("reply_to_username"),
+  };
+}
+
+/** Comments of this post the viewer may see: the post is visible, no block either way. */
+function visibleOn(postId: string, viewerId: string | null): SQL | undefined {
+  return and(
+    eq(comments.postId, postId),
+    canSeePost(viewerId),
+    viewerId ? sql`not ${blockedBetween(comments.userId, viewerId)}` : undefined,
+  );
+}
+
+interface CommentRow {
+  id: string;
+  postId: string;
+  content: string;
+  createdAt: Date;
+  editedAt: Date | null;
+  authorId: string;
+  username: string;
+  displayName: string | null;
+  avatarUrl: string | null;
+  postAuthorId: string;
+  replyToId: string | null;
+  replyToUsername: string | null;
+}
+
+function toCommentData(r: CommentRow, viewerId: string | null): CommentData {
+  return {
+    id: r.id,
+    postId: r.postId,
+    content: r.content,
+    createdAt: r.createdAt.toISOString(),
+    editedAt: r.editedAt ? r.editedAt.toISOString() : null,
+    author: {
+      id: r.authorId,
+      username: r.username,
+      displayName: r.displayName || r.username,
+      avatarUrl: r.avatarUrl,
+    },
+    isOwn: r.authorId === viewerId,
+    canDelete: viewerId !== null && (r.authorId === viewerId || r.postAuthorId === viewerId),
+    replyTo:
+      r.replyToId && r.replyToUsername ? { id: r.replyToId, username: r.replyToUsername } : null,
+  };
+}
+
 /**
- * Comments of a post the viewer may see, newest first, 12 a page. Comments by people in a
- * block with the viewer are hidden. One statement.
+ * The replies of some threads the viewer may see, oldest first: the first `perThread` of each
+ * and how many there are. One statement.
+ */
+async function listReplies(options: {
+  viewerId: string | null;
+  postId: string;
+  threadIds: string[];
+  perThread: number;
+}): Promise<Map<string, { replies: CommentData[]; count: number }>> {
+  const result = new Map<string, { replies: CommentData[]; count: number }>();
+  if (options.threadIds.length === 0) return result;
+  const db = getDb();
+  const ranked = db
+    .select({
+      ...commentColumns(),
+      n: sql<number>`row_number() over (partition by ${comments.threadId}
+        order by ${comments.createdAt}, ${comments.commentId})`.as("n"),
+      total: sql<number>`count(*) over (partition by ${comments.threadId})`.as("total"),
+    })
+    .from(comments)
+    .innerJoin(posts, eq(posts.id, comments.postId))
+    .innerJoin(profiles, eq(profiles.userId, comments.userId))
+    .where(
+      and(
+        visibleOn(options.postId, options.viewerId),
+        inArray(comments.threadId, options.threadIds),
+      ),
+    )
+    .as("ranked");
+  const rows = await db
+    .select()
+    .from(ranked)
+    .where(lte(ranked.n, options.perThread))
+    .orderBy(asc(ranked.threadId), asc(ranked.n));
+  for (const row of rows) {
+    if (!row.threadId) continue;
+    const thread = result.get(row.threadId) ?? { replies: [], count: Number(row.total) };
+    thread.replies.push(toCommentData(row, options.viewerId));
+    result.set(row.threadId, thread);
+  }
+  return result;
+}
+
+/**
+ * Comments of a post the viewer may see: top-level comments newest first, 12 a page, each with
+ * the first replies of its thread, oldest first. Comments by people in a block with the viewer
+ * are hidden. Two statements.
  */
 export async function listComments(options: {
   viewerId: string | null;
@@ -60,30 +183,14 @@ export async function listComments(options: {
   const limit = Math.min(options.limit ?? COMMENTS_PAGE_SIZE, 50);
   const cursor = decode(options.cursor);
   const rows = await getDb()
-    .select({
-      id: comments.commentId,
-      postId: comments.postId,
-      content: comments.content,
-      createdAt: comments.createdAt,
-      editedAt: comments.editedAt,
-      authorId: comments.userId,
-      username: profiles.username,
-      displayName: profiles.displayName,
-      avatarUrl: profiles.avatarUrl,
-      postAuthorId: posts.authorId,
-      replyToId: comments.replyToId,
-      replyToUsername: sql<string | null>`(select pr.username from ${comments} parent
-        join ${profiles} pr on pr.user_id = parent.user_id
-        where parent.comment_id = ${comments.replyToId})`,
-    })
+    .select(commentColumns())
     .from(comments)
     .innerJoin(posts, eq(posts.id, comments.postId))
     .innerJoin(profiles, eq(profiles.userId, comments.userId))
     .where(
       and(
-        eq(comments.postId, postId),
-        canSeePost(viewerId),
-        viewerId ? sql`not ${blockedBetween(comments.userId, viewerId)}` : undefined,
+        visibleOn(postId, viewerId),
+        isNull(comments.threadId),
         cursor
           ? sql`(${comments.createdAt}, ${comments.commentId}) < (${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
           : undefined,
@@ -91,30 +198,42 @@ export async function listComments(options: {
     )
     .orderBy(desc(comments.createdAt), desc(comments.commentId))
     .limit(limit + 1);
-  const page = rows.slice(0, limit).map(
-    (r): CommentData => ({
-      id: r.id,
-      postId: r.postId,
-      content: r.content,
-      createdAt: r.createdAt.toISOString(),
-      editedAt: r.editedAt ? r.editedAt.toISOString() : null,
-      author: {
-        id: r.authorId,
-        username: r.username,
-        displayName: r.displayName || r.username,
-        avatarUrl: r.avatarUrl,
-      },
-      isOwn: r.authorId === viewerId,
-      canDelete: viewerId !== null && (r.authorId === viewerId || r.postAuthorId === viewerId),
-      replyTo:
-        r.replyToId && r.replyToUsername ? { id: r.replyToId, username: r.replyToUsername } : null,
-    }),
-  );
+  const tops = rows.slice(0, limit);
+  const threads = await listReplies({
+    viewerId,
+    postId,
+    threadIds: tops.map((r) => r.id),
+    perThread: REPLIES_SHOWN,
+  });
+  const page = tops.map((r): CommentThreadData => {
+    const thread = threads.get(r.id);
+    return {
+      ...toCommentData(r, viewerId),
+      replies: thread?.replies ?? [],
+      replyCount: thread?.count ?? 0,
+    };
+  });
   const last = page[page.length - 1];
   return {
     comments: page,
     nextCursor: rows.length > limit && last ? encode(last.createdAt, last.id) : null,
   };
+}
+
+/** Every reply of one thread the viewer may see, oldest first ("Show n more replies"). */
+export async function listThread(options: {
+  viewerId: string | null;
+  postId: string;
+  threadId: string;
+}): Promise<CommentData[]> {
+  if (!isUuid(options.postId) || !isUuid(options.threadId)) return [];
+  const threads = await listReplies({
+    viewerId: options.viewerId,
+    postId: options.postId,
+    threadIds: [options.threadId],
+    perThread: REPLIES_MAX,
+  });
+  return threads.get(options.threadId)?.replies ?? [];
 }
 
 /** Adds a comment to a post the viewer may see (a block either way refuses it). */
@@ -136,9 +255,10 @@ export async function addComment(options: {
       .where(and(eq(posts.id, postId), canSeePost(viewerId)));
     if (!post) throw new AppError("not_found", POST_NOT_FOUND);
     let replyToAuthorId: string | null = null;
+    let threadId: string | null = null;
     if (replyToId) {
       const [parent] = await tx
-        .select({ authorId: comments.userId })
+        .select({ authorId: comments.userId, threadId: comments.threadId })
         .from(comments)
         .where(
           and(
@@ -149,10 +269,12 @@ export async function addComment(options: {
         );
       if (!parent) throw new AppError("not_found", REPLY_NOT_FOUND);
       replyToAuthorId = parent.authorId;
+      // One level of nesting: a reply to a reply joins the thread of the comment it answers.
+      threadId = parent.threadId ?? replyToId;
     }
     const [row] = await tx
       .insert(comments)
-      .values({ postId, userId: viewerId, content: options.content, replyToId })
+      .values({ postId, userId: viewerId, content: options.content, replyToId, threadId })
       .returning({ id: comments.commentId });
     if (!row) throw new Error("comment insert returned nothing");
     await recordSocialEvent(tx, {

@@ -7,6 +7,7 @@ import {
   deleteComment,
   editComment,
   listComments,
+  listThread,
 } from "~/features/comments/comments.server";
 import { CommentsSection } from "~/features/comments/components/comments-section";
 import { listLikers } from "~/features/likes/likes.server";
@@ -37,14 +38,18 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   const post = await getPost({ viewerId, postId: params.id });
   if (!post) notFound(request);
   const url = new URL(request.url);
-  const [comments, likers] = await Promise.all([
+  // `?thread=<comment id>`: every reply of that thread ("Show n more replies").
+  const threadId = url.searchParams.get("thread");
+  const [comments, likers, threadReplies] = await Promise.all([
     listComments({ viewerId, postId: post.id, cursor: url.searchParams.get("comments") }),
     listLikers({ viewerId, postId: post.id, limit: 12 }),
+    threadId ? listThread({ viewerId, postId: post.id, threadId }) : null,
   ]);
   const base = getEnv().BASE_URL.replace(/\/$/, "");
   return {
     post,
     comments,
+    thread: threadId && threadReplies ? { id: threadId, replies: threadReplies } : null,
     likers,
     viewerId,
     showReport: url.searchParams.get("report") === "1" && viewerId !== null,
@@ -234,6 +239,7 @@ export default function Post({ loaderData }: Route.ComponentProps) {
       <CommentsSection
         postId={post.id}
         comments={comments.comments}
+        openThread={loaderData.thread}
         nextCursor={comments.nextCursor}
         commentCount={post.commentCount}
         isSignedIn={viewerId !== null}

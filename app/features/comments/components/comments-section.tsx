@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { Link, useFetcher, useLocation, useSearchParams } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { Button, ButtonLink, buttonClasses } from "~/components/ui/button";
@@ -8,23 +8,28 @@ import { NoteText } from "~/features/posts/components/note-text";
 import { COMMENT_MAX_LENGTH } from "~/features/posts/constants";
 import { ReportForm } from "~/features/reports/components/report-form";
 import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
-import type { CommentData } from "../comments.server";
+import type { CommentData, CommentThreadData } from "../comments.server";
 
 type CommentOutcome = FetcherOutcome<{ commentId?: string; deleted?: boolean }>;
 
 interface ReplyTarget {
   id: string;
   username: string;
+  /** The top-level comment whose thread the reply joins. */
+  threadId: string;
 }
 
 function CommentForm({
   postId,
   replyTo,
   onCancelReply,
+  onPosted,
 }: {
   postId: string;
   replyTo: ReplyTarget | null;
   onCancelReply: () => void;
+  /** A reply was posted: its thread opens, so it shows however long the thread is. */
+  onPosted: (threadId: string | null) => void;
 }) {
   const fetcher = useFetcher<CommentOutcome>({ key: `comment-${postId}` });
   const formRef = useRef<HTMLFormElement>(null);
@@ -32,6 +37,7 @@ function CommentForm({
   const id = useId();
   useFetcherOutcome(fetcher, "Could not post your comment", () => {
     formRef.current?.reset();
+    onPosted(replyTo?.threadId ?? null);
     onCancelReply();
   });
   // Answering someone starts with their @name, and puts the cursor after it.
@@ -89,12 +95,18 @@ function CommentForm({
 
 function CommentItem({
   comment,
+  threadId,
   isSignedIn,
   onReply,
+  children,
 }: {
   comment: CommentData;
+  /** The top-level comment of its thread (its own id when it is one). */
+  threadId: string;
   isSignedIn: boolean;
   onReply: (target: ReplyTarget) => void;
+  /** The thread's replies, under a top-level comment. */
+  children?: ReactNode;
 }) {
   const fetcher = useFetcher<CommentOutcome>();
   const [editing, setEditing] = useState(false);
@@ -136,7 +148,7 @@ function CommentItem({
             <span className="text-xs text-muted-foreground">· edited</span>
           ) : null}
         </p>
-        {comment.replyTo ? (
+        {comment.replyTo && comment.replyTo.id !== threadId ? (
           <p className="text-xs text-muted-foreground">
             Replying to{" "}
             <a href={`#comment-${comment.replyTo.id}`} className="hover:underline">
@@ -186,7 +198,7 @@ function CommentItem({
               variant="ghost"
               onClick={(event) => {
                 event.preventDefault();
-                onReply({ id: comment.id, username: comment.author.username });
+                onReply({ id: comment.id, username: comment.author.username, threadId });
               }}
             >
               <Icon name="reply" className="size-3.5" />
@@ -227,8 +239,82 @@ function CommentItem({
             <ReportForm target={{ commentId: comment.id }} onDone={() => setReporting(false)} />
           </div>
         ) : null}
+        {children}
       </div>
     </li>
+  );
+}
+
+/**
+ * The replies under a top-level comment, oldest first: the first few, then "Show n more
+ * replies" (a link to `?thread=<id>` without JavaScript, loaded in place with it).
+ */
+function ThreadReplies({
+  root,
+  postId,
+  pageCursor,
+  isSignedIn,
+  onReply,
+  loaded,
+  openCount,
+}: {
+  root: CommentThreadData;
+  postId: string;
+  /** The comments page this thread is on, kept in the no-JavaScript link. */
+  pageCursor: string | null;
+  isSignedIn: boolean;
+  onReply: (target: ReplyTarget) => void;
+  /** Every reply, when the page was asked for this thread (`?thread=`). */
+  loaded: CommentData[] | null;
+  /** Bumped to (re)load every reply: "Show more", or a reply just posted here. */
+  openCount: number;
+}) {
+  const fetcher = useFetcher<{ thread: { id: string; replies: CommentData[] } | null }>();
+  const url = `/post/${postId}?thread=${root.id}`;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: loads again only when asked to.
+  useEffect(() => {
+    if (openCount > 0) fetcher.load(url);
+  }, [openCount, url]);
+  const fetched = fetcher.data?.thread?.id === root.id ? fetcher.data.thread.replies : null;
+  const replies = fetched ?? loaded ?? root.replies;
+  const hidden = Math.max(0, root.replyCount - replies.length);
+  if (replies.length === 0 && hidden === 0) return null;
+  const params = new URLSearchParams({ thread: root.id });
+  if (pageCursor) params.set("comments", pageCursor);
+  return (
+    <div className="mt-2">
+      {replies.length > 0 ? (
+        <ul
+          aria-label={`Replies to ${root.author.displayName}`}
+          className="divide-y divide-border border-l-2 border-border pl-3"
+        >
+          {replies.map((reply) => (
+            <CommentItem
+              key={reply.id}
+              comment={reply}
+              threadId={root.id}
+              isSignedIn={isSignedIn}
+              onReply={onReply}
+            />
+          ))}
+        </ul>
+      ) : null}
+      {hidden > 0 ? (
+        <Link
+          to={`/post/${postId}?${params}#comment-${root.id}`}
+          preventScrollReset
+          className="mt-1 inline-block text-sm font-medium text-primary hover:underline"
+          onClick={(event) => {
+            event.preventDefault();
+            if (fetcher.state === "idle") fetcher.load(url);
+          }}
+        >
+          {fetcher.state !== "idle"
+            ? "Loading replies…"
+            : `Show ${hidden} more ${hidden === 1 ? "reply" : "replies"}`}
+        </Link>
+      ) : null}
+    </div>
   );
 }
 
@@ -239,20 +325,27 @@ function CommentItem({
 export function CommentsSection({
   postId,
   comments,
+  openThread,
   nextCursor,
   commentCount,
   isSignedIn,
   loginHref,
 }: {
   postId: string;
-  comments: CommentData[];
+  comments: CommentThreadData[];
+  /** Every reply of one thread, when the page was asked for it (`?thread=`). */
+  openThread: { id: string; replies: CommentData[] } | null;
   nextCursor: string | null;
   commentCount: number;
   isSignedIn: boolean;
   loginHref: string;
 }) {
-  const older = useFetcher<{ comments: { comments: CommentData[]; nextCursor: string | null } }>();
-  const [extra, setExtra] = useState<CommentData[]>([]);
+  const older = useFetcher<{
+    comments: { comments: CommentThreadData[]; nextCursor: string | null };
+  }>();
+  const [extra, setExtra] = useState<CommentThreadData[]>([]);
+  /** Threads opened in place, and how often (each time loads every reply again). */
+  const [opened, setOpened] = useState<Record<string, number>>({});
   const [cursor, setCursor] = useState(nextCursor);
   const pendingAdd = useFetcher<CommentOutcome>({ key: `comment-${postId}` });
   useEffect(() => {
@@ -271,10 +364,25 @@ export function CommentsSection({
   const shown = [...comments, ...extra.filter((c) => !comments.some((k) => k.id === c.id))];
   // `?replyTo=<id>` (the Reply link without JavaScript) or a click on Reply.
   const [searchParams] = useSearchParams();
-  const linked = shown.find((c) => c.id === searchParams.get("replyTo"));
+  const linkedId = searchParams.get("replyTo");
+  const linked = (() => {
+    for (const top of shown) {
+      if (top.id === linkedId) return { comment: top as CommentData, threadId: top.id };
+      const reply = top.replies.find((r) => r.id === linkedId);
+      if (reply) return { comment: reply, threadId: top.id };
+    }
+    return null;
+  })();
   const [replyTo, setReplyTo] = useState<ReplyTarget | null>(
-    linked ? { id: linked.id, username: linked.author.username } : null,
+    linked
+      ? {
+          id: linked.comment.id,
+          username: linked.comment.author.username,
+          threadId: linked.threadId,
+        }
+      : null,
   );
+  const pageCursor = searchParams.get("comments");
   const optimistic = pendingAdd.formData?.get("content");
 
   return (
@@ -284,7 +392,14 @@ export function CommentsSection({
       </h2>
       <div className="mt-3">
         {isSignedIn ? (
-          <CommentForm postId={postId} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} />
+          <CommentForm
+            postId={postId}
+            replyTo={replyTo}
+            onCancelReply={() => setReplyTo(null)}
+            onPosted={(threadId) => {
+              if (threadId) setOpened((o) => ({ ...o, [threadId]: (o[threadId] ?? 0) + 1 }));
+            }}
+          />
         ) : (
           <p className="text-sm text-muted-foreground">
             <Link to={loginHref} className="font-medium text-primary underline">
@@ -310,9 +425,20 @@ export function CommentsSection({
             <CommentItem
               key={comment.id}
               comment={comment}
+              threadId={comment.id}
               isSignedIn={isSignedIn}
               onReply={setReplyTo}
-            />
+            >
+              <ThreadReplies
+                root={comment}
+                postId={postId}
+                pageCursor={pageCursor}
+                isSignedIn={isSignedIn}
+                onReply={setReplyTo}
+                loaded={openThread?.id === comment.id ? openThread.replies : null}
+                openCount={opened[comment.id] ?? 0}
+              />
+            </CommentItem>
           ))}
         </ul>
       )}
