@@ -58,6 +58,7 @@ export default [
   route("api/music-suggest", "routes/api/music-suggest.ts"),
   route("api/assistant", "routes/api/assistant.ts"),
   route("media/:id", "routes/media.ts"),
+  route("art/:file", "routes/art.ts"),
   route("api/auth/callback/:provider", "routes/api/auth-callback.ts"),
   route("api/send-email-batch", "routes/api/send-email-batch.ts"),
   route("api/feed", "routes/api/feed.ts"),

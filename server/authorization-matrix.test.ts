@@ -461,6 +461,12 @@ const POLICIES: Record<string, Policy> = {
     get: all("404"),
     note: "images of posts the viewer may not see are 404 (media.test.ts)",
   },
+  "routes/art.ts": {
+    kind: "resource",
+    url: () => "/art/0123456789abcdef.svg",
+    get: all("ok"),
+    note: "generated artwork: a picture from a seed, the same for everyone (cover.test.ts)",
+  },
   "routes/api/auth-callback.ts": {
     kind: "resource",
     get: all(["redirect", "login", "400", "404"]),

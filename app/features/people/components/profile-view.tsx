@@ -5,6 +5,7 @@ import { ButtonLink } from "~/components/ui/button";
 import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
+import { Cover } from "~/features/artwork/components/cover";
 import { FeedList } from "~/features/feed/components/feed-list";
 import { FollowButton } from "~/features/follows/components/follow-button";
 import { NoteText } from "~/features/posts/components/note-text";
@@ -121,7 +122,8 @@ export function ProfileView({
             src={profile.avatarUrl}
             size="lg"
           />
-          <div className="min-w-0 flex-1">
+          {/* At least 12rem: on a phone the buttons go below instead of squeezing the name. */}
+          <div className="min-w-48 flex-1">
             <h1 className="text-2xl font-bold break-words">{profile.displayName}</h1>
             <p className="text-muted-foreground">
               @{profile.username}
@@ -180,8 +182,9 @@ export function ProfileView({
               {topArtists.map((artist) => (
                 <li
                   key={artist.name}
-                  className="rounded-full bg-accent px-3 py-1 text-sm text-accent-foreground"
+                  className="flex items-center gap-2 rounded-full bg-accent py-1 pr-3 pl-1 text-sm text-accent-foreground"
                 >
+                  <Cover artist={artist.name} size={24} className="size-6 rounded-full" />
                   {artist.name}{" "}
                   <span className="text-xs opacity-80">
                     ({artist.postCount} {artist.postCount === 1 ? "post" : "posts"})

@@ -2,6 +2,7 @@ import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
+import { Cover } from "~/features/artwork/components/cover";
 import { FollowButton } from "~/features/follows/components/follow-button";
 import { LikeButton } from "~/features/likes/components/like-button";
 import { AUDIENCE_LABELS, type Audience, KIND_LABELS, moodOf, type PostKind } from "../constants";
@@ -12,12 +13,13 @@ import { PostMenu } from "./post-menu";
 
 export type { PostCardData };
 
-const kindIcons: Record<PostKind, IconName> = {
-  track: "eighth-note",
-  album: "disc-3",
-  artist: "mic-vocal",
-  playlist: "list-music",
-};
+/** Whose cover a post shows: an album's for its tracks, so one record looks the same everywhere. */
+function coverOf(post: PostCardData): { artist: string; title: string | null } {
+  const artist = post.artist || post.title;
+  if (post.kind === "artist") return { artist: post.title, title: null };
+  if (post.kind === "track") return { artist, title: post.album || post.title };
+  return { artist, title: post.title };
+}
 
 const audienceIcons: Record<Audience, IconName> = {
   everyone: "earth",
@@ -109,7 +111,7 @@ export function PostCard({
       </header>
 
       <div className="post-music">
-        <Icon name={kindIcons[post.kind]} className="post-kind-icon" />
+        <Cover {...coverOf(post)} className="post-cover" />
         <div className="min-w-0">
           <Heading className="post-title">
             {linkToPost ? (

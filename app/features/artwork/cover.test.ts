@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { loader } from "../../routes/art";
+import { COVER_SEED_PATTERN, coverSeed, coverSvg, coverUrl } from "./cover";
+
+describe("generated artwork", () => {
+  it("is the same for the same music, whatever the spelling, and differs between records", () => {
+    const seed = coverSeed("Radiohead", "Weird Fishes - Remastered 2011");
+    expect(seed).toMatch(COVER_SEED_PATTERN);
+    expect(coverSeed("radiohead", "Weird Fishes")).toBe(seed);
+    expect(coverSvg(seed)).toBe(coverSvg(seed));
+    const others = new Set(
+      ["In Rainbows", "OK Computer", "Kid A", "Amnesiac", "The Bends"].map((t) =>
+        coverSeed("Radiohead", t),
+      ),
+    );
+    expect(others.size).toBe(5);
+    expect(coverSvg(coverSeed("Radiohead", "Kid A"))).not.toBe(coverSvg(seed));
+    // The names never travel in the URL.
+    expect(coverUrl("Björk", "Jóga")).toMatch(/^\/art\/[0-9a-f]{16}\.svg$/);
+  });
+
+  it("is a plain SVG of shapes: no script, no text, no outside reference", () => {
+    for (const artist of ["a", "b", "c", "d", "e", "f", "g", "h"]) {
+      const svg = coverSvg(coverSeed(artist));
+      expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">')).toBe(
+        true,
+      );
+      expect(svg).not.toMatch(/<script|<text|href=|on\w+=|NaN|undefined/);
+    }
+    expect(() => coverSvg("../etc/passwd")).toThrow();
+  });
+
+  it("is served as a cacheable image, and anything else under /art is a 404", async () => {
+    const seed = coverSeed("Low", "Words");
+    const ok = loader({ params: { file: `${seed}.svg` } } as Parameters<typeof loader>[0]);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("Content-Type")).toBe("image/svg+xml; charset=utf-8");
+    expect(ok.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+    expect(ok.headers.get("Content-Security-Policy")).toContain("sandbox");
+    expect(await ok.text()).toBe(coverSvg(seed));
+    for (const file of [seed, `${seed}.png`, "x.svg", `${seed}0.svg`, "<script>.svg"]) {
+      const missing = loader({ params: { file } } as Parameters<typeof loader>[0]);
+      expect(missing.status).toBe(404);
+    }
+  });
+});
