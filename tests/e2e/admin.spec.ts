@@ -13,7 +13,7 @@ import {
   SEEDED_COMMENTS,
   SEEDED_POST_TITLE,
 } from "../support/e2e-accounts";
-import { expect, expectNoAxeViolations, gotoHydrated, test } from "./fixtures";
+import { expect, expectNoAxeViolations, gotoHydrated, openAccountMenu, test } from "./fixtures";
 import { signInSeeded } from "./people";
 
 const SINK = `http://127.0.0.1:${process.env.SMTP_SINK_HTTP_PORT ?? 2526}`;
@@ -90,6 +90,7 @@ test.describe("admin area: who gets in", () => {
       await expect(page).toHaveURL(/\/feed$/);
       await page.goto("/admin/email");
       await expect(page).toHaveURL(/\/feed$/);
+      await openAccountMenu(page);
       await expect(page.getByRole("link", { name: "Admin" })).toHaveCount(0);
 
       const batch = await page.request.post("/api/send-email-batch", {

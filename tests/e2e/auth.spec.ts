@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
-import { gotoHydrated, useOwnClientAddress } from "./fixtures";
+import { gotoHydrated, signOutFromMenu, useOwnClientAddress } from "./fixtures";
 
 const SINK = `http://127.0.0.1:${process.env.SMTP_SINK_HTTP_PORT ?? 2526}`;
 
@@ -62,7 +62,7 @@ test.describe("accounts", () => {
     await gotoHydrated(otherTab, "/settings");
     await expect(otherTab.getByRole("heading", { name: "Settings" })).toBeVisible();
 
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await signOutFromMenu(page);
     await expect(page).toHaveURL(/\/$/);
     await expect(otherTab).toHaveURL(/\/auth\/login/);
     await otherTab.close();

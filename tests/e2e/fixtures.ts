@@ -83,3 +83,16 @@ export async function useOwnClientAddress(page: Page): Promise<void> {
   const address = `198.51.${(process.pid % 200) + 1}.${(addressCounter % 250) + 1}`;
   await page.context().setExtraHTTPHeaders({ "X-Forwarded-For": address });
 }
+
+/** Opens the account menu behind the avatar in the header (signed in). */
+export async function openAccountMenu(page: Page): Promise<void> {
+  const summary = page.getByRole("banner").locator("summary", { hasText: "Account menu" });
+  if ((await summary.locator("xpath=..").getAttribute("open")) === null) await summary.click();
+  await expect(page.getByRole("button", { name: "Sign out", exact: true })).toBeVisible();
+}
+
+/** Signs out through the account menu. */
+export async function signOutFromMenu(page: Page): Promise<void> {
+  await openAccountMenu(page);
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+}

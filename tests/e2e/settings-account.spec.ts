@@ -5,6 +5,7 @@ import {
   expect,
   expectNoAxeViolations,
   gotoHydrated,
+  signOutFromMenu,
 } from "./fixtures";
 import { lastMailTo, linkIn, SINK, type SinkMail } from "./mail-sink";
 import { PASSWORD, type Person, signUp } from "./people";
@@ -54,7 +55,7 @@ async function signIn(page: Page, email: string, password: string): Promise<void
 }
 
 async function signOut(page: Page): Promise<void> {
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await signOutFromMenu(page);
   await expect(page.getByRole("button", { name: "Sign out", exact: true })).toHaveCount(0);
 }
 

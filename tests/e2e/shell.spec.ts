@@ -1,4 +1,5 @@
 import { expect, expectNoAxeViolations, gotoHydrated, test } from "./fixtures";
+import { signUp } from "./people";
 
 /** What a signed-out visitor is offered: only what they can open (spec §6). */
 const NAV_LINKS = ["Feed"];
@@ -112,5 +113,40 @@ test.describe("app shell on a phone", () => {
   test("the feed has no accessibility violations on a phone", async ({ page }) => {
     await gotoHydrated(page, "/feed");
     await expectNoAxeViolations(page);
+  });
+});
+
+test.describe("the account menu", () => {
+  test("opens from the avatar by keyboard; Escape closes it and gives focus back", async ({
+    browser,
+    request,
+  }) => {
+    const person = await signUp(browser, request, `menu${Date.now() % 1_000_000}`, "Menu Mia");
+    const context = await browser.newContext({ storageState: person.storage });
+    const page = await context.newPage();
+    await gotoHydrated(page, "/feed");
+    const summary = page.getByRole("banner").locator("summary", { hasText: "Account menu" });
+    await expect(summary).toContainText("Account menu, Menu Mia");
+    // Profile, settings and sign out live in the menu, not in the header's row of links.
+    await expect(
+      page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }),
+    ).toHaveCount(0);
+    await summary.focus();
+    await page.keyboard.press("Enter");
+    const profile = page.getByRole("link", { name: "Profile", exact: true });
+    await expect(profile).toBeVisible();
+    await expect(page.getByRole("link", { name: "Admin" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Dark theme" })).toBeVisible();
+    await expectNoAxeViolations(page);
+    await page.keyboard.press("Tab");
+    await expect(profile).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(profile).toBeHidden();
+    await expect(summary).toBeFocused();
+    await page.keyboard.press("Enter");
+    await page.getByRole("link", { name: "Settings", exact: true }).click();
+    await expect(page).toHaveURL(/\/settings/);
+    await expect(page.getByRole("link", { name: "Profile", exact: true })).toBeHidden();
+    await context.close();
   });
 });

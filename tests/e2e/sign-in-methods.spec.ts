@@ -1,6 +1,11 @@
 import { createHmac } from "node:crypto";
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
-import { expectNoAxeViolations, gotoHydrated, useOwnClientAddress } from "./fixtures";
+import {
+  expectNoAxeViolations,
+  gotoHydrated,
+  signOutFromMenu,
+  useOwnClientAddress,
+} from "./fixtures";
 import { lastMailTo, linkIn, SINK } from "./mail-sink";
 
 const PASSWORD = "Heroes-Bowie-1977";
@@ -25,7 +30,7 @@ async function createAccount(page: Page, request: APIRequestContext, name: strin
 }
 
 async function signOut(page: Page) {
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await signOutFromMenu(page);
   await expect(page).not.toHaveURL(/\/feed$/);
   await expect(page.getByRole("button", { name: "Sign out", exact: true })).toHaveCount(0);
 }

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useId, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { Form, NavLink, useLocation } from "react-router";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { Icon, type IconName } from "~/components/ui/icon";
@@ -39,9 +39,6 @@ function navItems(notificationBadge: ReactNode, notificationsName?: string): Nav
       membersOnly: true,
     },
     { to: "/chatbot", label: "Assistant", icon: "bot", membersOnly: true },
-    { to: "/profile", label: "Profile", icon: "user", membersOnly: true },
-    { to: "/settings", label: "Settings", icon: "settings", membersOnly: true },
-    { to: "/admin", label: "Admin", icon: "shield", adminOnly: true, membersOnly: true },
   ];
 }
 
@@ -126,17 +123,21 @@ export function AppHeader({
               </li>
             ))}
           </ul>
-          <div className="mt-3 flex items-center justify-between border-t border-border pt-3 sm:hidden">
-            <span className="text-sm text-muted-foreground">Theme</span>
-            <ColorModeSwitch current={colorMode} />
-          </div>
+          {viewer ? null : (
+            <div className="mt-3 flex items-center justify-between border-t border-border pt-3 sm:hidden">
+              <span className="text-sm text-muted-foreground">Theme</span>
+              <ColorModeSwitch current={colorMode} />
+            </div>
+          )}
         </nav>
         <div className="ml-auto flex shrink-0 items-center gap-2">
           {search}
           {status}
-          <div className="hidden sm:block">
-            <ColorModeSwitch current={colorMode} />
-          </div>
+          {viewer ? null : (
+            <div className="hidden sm:block">
+              <ColorModeSwitch current={colorMode} />
+            </div>
+          )}
           {viewer ? (
             // On a phone the navigation hides behind the menu; the bell and its count stay in sight.
             <NavLink
@@ -153,7 +154,7 @@ export function AppHeader({
               {notificationBadge}
             </NavLink>
           ) : null}
-          <UserMenu viewer={viewer} />
+          {viewer ? <AccountMenu viewer={viewer} colorMode={colorMode} /> : <SignedOutActions />}
           <button
             type="button"
             className="rounded-md p-2 hover:bg-muted md:hidden"
@@ -170,42 +171,104 @@ export function AppHeader({
   );
 }
 
-function UserMenu({ viewer }: { viewer: HeaderViewer | null }) {
-  if (!viewer) {
-    return (
-      <div className="flex items-center gap-2">
-        <ButtonLink to="/auth/login" variant="ghost" size="sm" className="whitespace-nowrap">
-          <Icon name="log-in" className="size-4" />
-          Sign in
-        </ButtonLink>
-        <ButtonLink to="/auth/signup" size="sm" className="whitespace-nowrap">
-          <Icon name="user-plus" className="size-4" />
-          Join
-        </ButtonLink>
-      </div>
-    );
-  }
+function SignedOutActions() {
   return (
-    <div className="flex items-center gap-1">
-      <ButtonLink
-        to="/profile"
-        variant="ghost"
-        size="sm"
-        aria-label={`Your profile, ${viewer.displayName}`}
-      >
+    <div className="flex items-center gap-2">
+      <ButtonLink to="/auth/login" variant="ghost" size="sm" className="whitespace-nowrap">
+        <Icon name="log-in" className="size-4" />
+        Sign in
+      </ButtonLink>
+      <ButtonLink to="/auth/signup" size="sm" className="whitespace-nowrap">
+        <Icon name="user-plus" className="size-4" />
+        Join
+      </ButtonLink>
+    </div>
+  );
+}
+
+const accountItemClass =
+  "flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm hover:bg-muted focus-visible:bg-muted";
+
+/**
+ * The account menu behind the avatar: profile, settings, admin when allowed, colour mode and
+ * sign out. A `<details>` disclosure like the post menu, so it works by keyboard and without
+ * JavaScript; with it, Escape, a click elsewhere or a chosen link close it.
+ */
+function AccountMenu({ viewer, colorMode }: { viewer: HeaderViewer; colorMode: ColorMode }) {
+  const details = useRef<HTMLDetailsElement>(null);
+  const location = useLocation();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: close whenever the page changes
+  useEffect(() => {
+    if (details.current) details.current.open = false;
+  }, [location.pathname]);
+  useEffect(() => {
+    const onPointer = (event: PointerEvent) => {
+      const menu = details.current;
+      if (menu?.open && event.target instanceof Node && !menu.contains(event.target)) {
+        menu.open = false;
+      }
+    };
+    document.addEventListener("pointerdown", onPointer);
+    return () => document.removeEventListener("pointerdown", onPointer);
+  }, []);
+  return (
+    <details
+      ref={details}
+      className="relative"
+      onKeyDown={(event) => {
+        if (event.key === "Escape" && details.current?.open) {
+          details.current.open = false;
+          details.current.querySelector("summary")?.focus();
+        }
+      }}
+    >
+      <summary className="flex cursor-pointer list-none items-center rounded-full p-1 hover:bg-muted [&::-webkit-details-marker]:hidden">
         <span
           aria-hidden="true"
-          className="flex size-7 items-center justify-center rounded-full bg-accent text-xs font-bold text-accent-foreground"
+          className="flex size-8 items-center justify-center rounded-full bg-accent text-sm font-bold text-accent-foreground"
         >
           {viewer.displayName.slice(0, 1).toUpperCase()}
         </span>
-      </ButtonLink>
-      <Form method="post" action="/auth/logout">
-        <Button type="submit" variant="ghost" size="sm" className="whitespace-nowrap">
-          <Icon name="log-out" className="size-4" />
-          <span className="sr-only sm:not-sr-only xl:sr-only 2xl:not-sr-only">Sign out</span>
-        </Button>
-      </Form>
-    </div>
+        <span className="sr-only">{`Account menu, ${viewer.displayName}`}</span>
+      </summary>
+      <div className="absolute right-0 z-40 mt-2 w-64 rounded-xl border border-border bg-card p-1 shadow-lg">
+        <p className="border-b border-border px-3 py-2 text-sm">
+          <span className="block truncate font-semibold">{viewer.displayName}</span>
+          <span className="block truncate text-muted-foreground">@{viewer.username}</span>
+        </p>
+        <ul className="py-1">
+          <li>
+            <NavLink to="/profile" className={accountItemClass}>
+              <Icon name="user" className="size-4" />
+              Profile
+            </NavLink>
+          </li>
+          <li>
+            <NavLink to="/settings" className={accountItemClass}>
+              <Icon name="settings" className="size-4" />
+              Settings
+            </NavLink>
+          </li>
+          {viewer.isAdmin ? (
+            <li>
+              <NavLink to="/admin" className={accountItemClass}>
+                <Icon name="shield" className="size-4" />
+                Admin
+              </NavLink>
+            </li>
+          ) : null}
+        </ul>
+        <div className="flex items-center justify-between border-t border-border px-3 py-2">
+          <span className="text-sm text-muted-foreground">Theme</span>
+          <ColorModeSwitch current={colorMode} />
+        </div>
+        <Form method="post" action="/auth/logout" className="border-t border-border pt-1">
+          <Button type="submit" variant="ghost" size="sm" className={accountItemClass}>
+            <Icon name="log-out" className="size-4" />
+            Sign out
+          </Button>
+        </Form>
+      </div>
+    </details>
   );
 }
