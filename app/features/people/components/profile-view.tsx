@@ -7,6 +7,7 @@ import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
 import { FeedList } from "~/features/feed/components/feed-list";
 import { FollowButton } from "~/features/follows/components/follow-button";
+import { NowPlaying } from "~/features/journey/now-playing";
 import { NoteText } from "~/features/posts/components/note-text";
 import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
 import type { ProfilePageData } from "../profile-page.server";
@@ -171,6 +172,7 @@ export function ProfileView({
           <Count to={`${people}/following`} value={profile.followingCount} label="following" />
           <Count to={`${people}/friends`} value={profile.friendCount} label="friends" />
         </nav>
+        <NowPlaying track={data.nowPlaying} />
         <Favourites title="Favourite artists" names={profile.favouriteArtists} />
         <Favourites title="Favourite genres" names={profile.favouriteGenres} />
         {topArtists.length > 0 ? (
