@@ -154,10 +154,9 @@ async function validateToken(
   lookup: ReturnType<typeof ownerLookup>,
 ): Promise<Record<string, unknown>> {
   const header = request.headers.get("Authorization");
-  const token =
-    header && header.toLowerCase().startsWith("token ")
-      ? (header.split(" ")[1] ?? "")
-      : (new URL(request.url).searchParams.get("token") ?? "");
+  const token = header?.toLowerCase().startsWith("token ")
+    ? (header.split(" ")[1] ?? "")
+    : (new URL(request.url).searchParams.get("token") ?? "");
   if (!token) throw new ApiError(400, "You need to provide an Authorization token.");
   const owner = await lookup(token.trim());
   if (!owner) return { code: 200, message: "Token invalid.", valid: false };

@@ -10,7 +10,7 @@ const NAME_MAX = 512;
 export const PLAYING_NOW_MAX_DURATION_SECONDS = 10 * 60;
 
 /** Cuts a name to NAME_MAX characters (code points, as Postgres counts them). */
-function fit(name: string): string {
+function clipName(name: string): string {
   const chars = Array.from(name);
   return chars.length > NAME_MAX ? chars.slice(0, NAME_MAX).join("").trim() : name;
 }
@@ -26,9 +26,9 @@ export async function recordListens(options: {
 }): Promise<number> {
   const rows = options.listens.flatMap((listen) => {
     if (listen.listenedAt === null) return [];
-    const artistName = fit(listen.artistName);
-    const trackName = fit(listen.trackName);
-    const releaseName = listen.releaseName ? fit(listen.releaseName) : null;
+    const artistName = clipName(listen.artistName);
+    const trackName = clipName(listen.trackName);
+    const releaseName = listen.releaseName ? clipName(listen.releaseName) : null;
     return [
       {
         userId: options.userId,
@@ -68,15 +68,15 @@ export async function recordPlayingNow(options: {
   const seconds = listen.durationMs
     ? Math.floor(listen.durationMs / 1000)
     : PLAYING_NOW_MAX_DURATION_SECONDS;
-  const artistName = fit(listen.artistName);
-  const trackName = fit(listen.trackName);
+  const artistName = clipName(listen.artistName);
+  const trackName = clipName(listen.trackName);
   await getDb()
     .insert(nowPlaying)
     .values({
       userId: options.userId,
       artistName,
       trackName,
-      releaseName: listen.releaseName ? fit(listen.releaseName) : null,
+      releaseName: listen.releaseName ? clipName(listen.releaseName) : null,
       durationMs: listen.durationMs,
       startedAt: sql`now()`,
       expiresAt: sql`now() + make_interval(secs => ${Math.max(1, seconds)})`,
@@ -111,8 +111,8 @@ export async function clearPlayingNowFor(options: {
     .where(eq(nowPlaying.userId, options.userId));
   if (!current) return;
   const isSameTrack =
-    artistKey(current.artistName) === artistKey(fit(options.listen.artistName)) &&
-    titleKey(current.trackName) === titleKey(fit(options.listen.trackName));
+    artistKey(current.artistName) === artistKey(clipName(options.listen.artistName)) &&
+    titleKey(current.trackName) === titleKey(clipName(options.listen.trackName));
   if (!isSameTrack) return;
   await getDb()
     .delete(nowPlaying)
