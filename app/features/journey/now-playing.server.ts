@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { follows, journeySettings, nowPlaying } from "~/db/schema";
 import { blockedBetween } from "~/features/posts/visibility.server";
+import { artistKey } from "./normalize";
 
 /** What a profile shows while a person's player says it is playing. */
 export interface NowPlayingTrack {
@@ -35,7 +36,8 @@ export function canSeeJourney(viewerId: string | null, ownerId: string): SQL {
 
 /**
  * The track `userId`'s player says is playing, when it has not run out, the person has not
- * paused "now playing", and the viewer may see their journey; else null. One statement.
+ * paused "now playing", and the viewer may see their journey; else null. An artist the person
+ * hid from others is shown to them alone. One statement.
  */
 export async function getVisibleNowPlaying(options: {
   viewerId: string | null;
@@ -48,6 +50,10 @@ export async function getVisibleNowPlaying(options: {
       releaseName: nowPlaying.releaseName,
       startedAt: nowPlaying.startedAt,
       expiresAt: nowPlaying.expiresAt,
+      hiddenArtists: sql<
+        string[] | null
+      >`(select ${journeySettings.hiddenArtists} from ${journeySettings}
+        where ${journeySettings.userId} = ${options.userId})`,
     })
     .from(nowPlaying)
     .where(
@@ -58,6 +64,10 @@ export async function getVisibleNowPlaying(options: {
         and ${canSeeJourney(options.viewerId, options.userId)}`,
     );
   if (!row) return null;
+  const isHidden =
+    options.viewerId !== options.userId &&
+    (row.hiddenArtists ?? []).includes(artistKey(row.artistName));
+  if (isHidden) return null;
   return {
     artistName: row.artistName,
     trackName: row.trackName,

@@ -80,6 +80,17 @@ describe("who sees now playing", () => {
     expect(await sees(owner, owner)).toBe(true);
   });
 
+  it("never to others when the person hid the artist from their journey", async () => {
+    const { owner, follower, stranger } = await playingPerson({
+      audience: "everyone",
+      hiddenArtists: ["broadcast"],
+    });
+    expect(await sees(follower, owner)).toBe(false);
+    expect(await sees(stranger, owner)).toBe(false);
+    expect(await sees(null, owner)).toBe(false);
+    expect(await sees(owner, owner)).toBe(true);
+  });
+
   it("not once the track's time has run out", async () => {
     const { owner } = await playingPerson({ audience: "everyone" });
     await getDb()
