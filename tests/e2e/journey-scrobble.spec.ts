@@ -17,6 +17,9 @@ async function createToken(page: Page, name: string): Promise<string> {
   await page.getByRole("button", { name: "Create token" }).click();
   const field = page.getByLabel("New token");
   await expect(field).toHaveValue(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  // Settled: the list below has it (the page reloaded its data after the action).
+  await expect(page.getByRole("list", { name: "Working tokens" })).toContainText(name);
+  await expect(page.getByRole("button", { name: "Create token" })).toBeEnabled();
   return field.inputValue();
 }
 
@@ -138,6 +141,28 @@ test.describe
       expect(refused.status()).toBe(401);
       expect(await refused.json()).toEqual({ code: 401, error: "Invalid authorization token." });
       await page.context().close();
+    });
+
+    test("the connected players page fits a phone screen", async ({ browser }) => {
+      const context = await browser.newContext({
+        storageState: person.storage,
+        viewport: { width: 360, height: 740 },
+      });
+      const page = await context.newPage();
+      await gotoHydrated(page, "/settings/scrobbling");
+      await createToken(page, "Pano Scrobbler on my phone");
+      await expect(page.getByRole("button", { name: "Copy token" })).toBeVisible();
+      // What sticks out past the right edge, named so a failure says where to look.
+      const wide = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        return [...document.querySelectorAll("body *")]
+          .filter((el) => el.getBoundingClientRect().right > width + 0.5)
+          .slice(0, 5)
+          .map((el) => `${el.tagName.toLowerCase()} ${(el.textContent ?? "").slice(0, 40)}`);
+      });
+      expect(wide, "nothing wider than the screen").toEqual([]);
+      await page.screenshot({ path: test.info().outputPath("phone.png"), fullPage: true });
+      await context.close();
     });
 
     for (const mode of ["light", "dark"] as const) {

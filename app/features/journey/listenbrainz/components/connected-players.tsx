@@ -42,7 +42,7 @@ function NewToken({ name, token }: { name: string; token: string }) {
           readOnly
           value={token}
           onFocus={(event) => event.currentTarget.select()}
-          className="h-10 min-w-0 flex-1 rounded-lg border border-border bg-background px-3 font-mono text-sm text-foreground"
+          className="h-10 min-w-0 flex-1 basis-72 rounded-lg border border-border bg-background px-3 font-mono text-xs text-foreground sm:text-sm"
         />
         <Button
           variant="secondary"
@@ -206,35 +206,38 @@ export function ConnectedPlayers({
         <dl className="mt-3 grid gap-2 text-sm sm:grid-cols-[10rem_minmax(0,1fr)]">
           <dt className="font-medium">Server (API root)</dt>
           <dd>
-            <code className="font-mono break-all">{baseUrl}</code>
+            <code className="font-mono wrap-anywhere">{baseUrl}</code>
           </dd>
           <dt className="font-medium">Full API address</dt>
           <dd>
-            <code className="font-mono break-all">{`${baseUrl}/1/`}</code>
+            <code className="font-mono wrap-anywhere">{`${baseUrl}/1/`}</code>
           </dd>
         </dl>
-        <ul className="mt-4 flex list-disc flex-col gap-2 pl-5 text-sm">
+        <ul className="mt-4 flex min-w-0 list-disc flex-col gap-2 pl-5 text-sm break-words">
           <li>
-            <strong>Navidrome</strong>: set <code>ND_LISTENBRAINZ_BASEURL={`${baseUrl}/1/`}</code>{" "}
-            (or <code>ListenBrainz.BaseURL</code> in its config file), restart it, then paste the
-            token under Personal → ListenBrainz.
+            <strong>Navidrome</strong>: set{" "}
+            <code className="wrap-anywhere">ND_LISTENBRAINZ_BASEURL={`${baseUrl}/1/`}</code> (or{" "}
+            <code>ListenBrainz.BaseURL</code> in its config file), restart it, then paste the token
+            under Personal → ListenBrainz.
           </li>
           <li>
             <strong>Jellyfin</strong> (ListenBrainz plugin): in the plugin's settings, turn on the
-            alternative server and enter <code>{baseUrl}</code> as its URL, then the token for your
-            user.
+            alternative server and enter <code className="wrap-anywhere">{baseUrl}</code> as its
+            URL, then the token for your user.
           </li>
           <li>
             <strong>multi-scrobbler</strong>: add a ListenBrainz client with{" "}
-            <code>{`"url": "${baseUrl}"`}</code> and <code>{'"token": "<your token>"'}</code>.
+            <code className="wrap-anywhere">{`"url": "${baseUrl}"`}</code> and{" "}
+            <code>{'"token": "<your token>"'}</code>.
           </li>
           <li>
             <strong>Pano Scrobbler</strong>: add an account of type “Custom ListenBrainz”, with{" "}
-            <code>{`${baseUrl}/`}</code> as the API URL and the token.
+            <code className="wrap-anywhere">{`${baseUrl}/`}</code> as the API URL and the token.
           </li>
           <li>
             <strong>Web Scrobbler</strong>: in its ListenBrainz account settings, enter{" "}
-            <code>{`${baseUrl}/1/submit-listens`}</code> as the API URL and the token.
+            <code className="wrap-anywhere">{`${baseUrl}/1/submit-listens`}</code> as the API URL
+            and the token.
           </li>
         </ul>
         <p className="mt-3 text-sm text-muted-foreground">
