@@ -143,6 +143,66 @@ test.describe
       await page.context().close();
     });
 
+    test("the server takes what players send: extension origins, preflights, ListenBrainz's size limit", async ({
+      browser,
+      request,
+    }) => {
+      test.setTimeout(60_000);
+      const page = await pageAs(browser, person);
+      await gotoHydrated(page, "/settings/scrobbling");
+      const token = await createToken(page, "Web Scrobbler");
+      await page.context().close();
+
+      // A browser extension's fetch carries its own Origin: no CSRF refusal for a token API.
+      const preflight = await request.fetch("/1/submit-listens", {
+        method: "OPTIONS",
+        headers: {
+          Origin: "chrome-extension://hhinaapppaileiechjoiifaancjggfjm",
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "authorization,content-type",
+        },
+      });
+      expect(preflight.status()).toBe(200);
+      expect(preflight.headers()["access-control-allow-origin"]).toBe("*");
+      expect(preflight.headers()["access-control-allow-headers"]).toBe(
+        "Authorization, Content-Type",
+      );
+
+      const listenedAt = Math.floor(Date.now() / 1000) - 120;
+      const fromExtension = await request.post("/1/submit-listens", {
+        headers: {
+          Origin: "chrome-extension://hhinaapppaileiechjoiifaancjggfjm",
+          Authorization: `Token ${token}`,
+          "Content-Type": "text/plain;charset=UTF-8",
+        },
+        data: JSON.stringify({
+          listen_type: "import",
+          payload: [
+            {
+              listened_at: listenedAt,
+              track_metadata: {
+                artist_name: "Stereolab",
+                track_name: "French Disko",
+                additional_info: { submission_client: "Web Scrobbler", duration: 259 },
+              },
+            },
+          ],
+        }),
+      });
+      expect(fromExtension.status()).toBe(200);
+      expect(await fromExtension.json()).toEqual({ status: "ok" });
+
+      const tooLarge = await request.post("/1/submit-listens", {
+        headers: { Authorization: `Token ${token}`, "Content-Type": "application/json" },
+        data: "x".repeat(10_240_001),
+      });
+      expect(tooLarge.status()).toBe(400);
+      expect(await tooLarge.json()).toEqual({
+        code: 400,
+        error: "Payload too large. Payload cannot exceed 10240000 bytes",
+      });
+    });
+
     test("the connected players page fits a phone screen", async ({ browser }) => {
       const context = await browser.newContext({
         storageState: person.storage,
