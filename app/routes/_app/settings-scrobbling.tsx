@@ -25,6 +25,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return {
     tokens: await listListenTokens({ userId: viewer.id }),
     baseUrl: getEnv().BASE_URL.replace(/\/+$/, ""),
+    username: viewer.username,
   };
 }
 
@@ -81,6 +82,11 @@ export async function action({ context, request }: Route.ActionArgs) {
 
 export default function ScrobblingSettings({ loaderData, actionData }: Route.ComponentProps) {
   return (
-    <ConnectedPlayers baseUrl={loaderData.baseUrl} tokens={loaderData.tokens} result={actionData} />
+    <ConnectedPlayers
+      baseUrl={loaderData.baseUrl}
+      username={loaderData.username}
+      tokens={loaderData.tokens}
+      result={actionData}
+    />
   );
 }

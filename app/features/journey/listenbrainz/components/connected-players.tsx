@@ -116,10 +116,13 @@ function TokenRow({ token }: { token: ListenTokenSummary }) {
 /** Settings → Connected players: tokens for ListenBrainz-compatible players, and how to use them. */
 export function ConnectedPlayers({
   baseUrl,
+  username,
   tokens,
   result,
 }: {
   baseUrl: string;
+  /** The person's username, which some players ask for next to the token. */
+  username: string;
   tokens: { active: ListenTokenSummary[]; revoked: ListenTokenSummary[] };
   result: ConnectedPlayersResult | undefined;
 }) {
@@ -227,7 +230,8 @@ export function ConnectedPlayers({
           </li>
           <li>
             <strong>multi-scrobbler</strong>: add a ListenBrainz client with{" "}
-            <code className="wrap-anywhere">{`"url": "${baseUrl}"`}</code> and{" "}
+            <code className="wrap-anywhere">{`"url": "${baseUrl}/"`}</code>,{" "}
+            <code className="wrap-anywhere">{`"username": "${username}"`}</code> and{" "}
             <code>{'"token": "<your token>"'}</code>.
           </li>
           <li>
