@@ -327,6 +327,17 @@ describe("POST /1/submit-listens: listen types", () => {
     expect(row?.durationMs).toBe(259_000);
   });
 
+  it("ignores keys it does not know at the top of the document", async () => {
+    const { person, token } = await personWithToken();
+    const document = { ...navidromeSingle(now() - 1500), client: "scrobbler 1.0", version: 2 };
+    const answer = await submit(token, document);
+    expect(answer.body).toEqual({ status: "ok" });
+    expect(answer.headers.get("X-RateLimit-Limit")).toBe(
+      String(LISTENBRAINZ_LIMITS.perToken.limit),
+    );
+    expect(await listensOf(person.id)).toHaveLength(1);
+  });
+
   it("accepts a listen without additional_info, or with it null", async () => {
     const { person, token } = await personWithToken();
     const at = now() - 1200;
