@@ -33,6 +33,7 @@ export default [
       route("privacy", "routes/_app/settings-privacy.tsx"),
       route("data", "routes/_app/settings-data.tsx"),
       route("appearance", "routes/_app/settings-appearance.tsx"),
+      route("scrobbling", "routes/_app/settings-scrobbling.tsx"),
     ]),
     route("settings/data/export", "routes/_app/settings-data-export.tsx"),
     route("settings/data/export/:id", "routes/_app/settings-data-archive.tsx"),
@@ -63,4 +64,5 @@ export default [
   route("api/send-email-batch", "routes/api/send-email-batch.ts"),
   route("api/feed", "routes/api/feed.ts"),
   route("auth/v1/*", "routes/auth-v1.ts"),
+  route("1/*", "routes/listenbrainz-v1.ts"),
 ] satisfies RouteConfig;

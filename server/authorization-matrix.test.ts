@@ -308,6 +308,22 @@ const POLICIES: Record<string, Policy> = {
       { name: "an empty form", body: () => ({}), expect: APP_ACTION(["ok", "redirect", "400"]) },
     ],
   },
+  "routes/_app/settings-scrobbling.tsx": {
+    kind: "app-page",
+    actions: [
+      {
+        name: "revoke a token that is not theirs",
+        body: () => ({ intent: "revoke", tokenId: NONE }),
+        expect: APP_ACTION("redirect"),
+      },
+      {
+        name: "a token without a name",
+        body: () => ({ intent: "create", name: "  " }),
+        expect: APP_ACTION("400"),
+      },
+    ],
+    note: "revoking another person's real token is refused in listenbrainz.test.ts",
+  },
   "routes/_app/settings-data.tsx": { kind: "app-page" },
   "routes/_app/settings-appearance.tsx": { kind: "app-page" },
   "routes/_app/settings-data-export.tsx": {
@@ -488,6 +504,19 @@ const POLICIES: Record<string, Policy> = {
       },
     ],
     note: "the token API (auth-api.test.ts, supabase-client.test.ts): bearer tokens only",
+  },
+  "routes/listenbrainz-v1.ts": {
+    kind: "resource",
+    url: () => "/1/submit-listens",
+    get: all("405"),
+    actions: [
+      {
+        name: "a submission with the session cookie but no token (cookies never count)",
+        body: () => ({ json: { listen_type: "single", payload: [] } }),
+        expect: all("401"),
+      },
+    ],
+    note: "the ListenBrainz API: `Authorization: Token <token>` only (listenbrainz.test.ts)",
   },
   "routes/api/send-email-batch.ts": {
     kind: "resource",

@@ -41,6 +41,11 @@ describe("body classes", () => {
     ["POST", "/auth/v1/token", "api"],
     ["PUT", "/auth/v1/user", "api"],
     ["DELETE", "/auth/v1/factors/x", "api"],
+    ["POST", "/1/submit-listens", "listenbrainz"],
+    ["POST", "/1/submit-listens/", "listenbrainz"],
+    // Navidrome's validate-token is a GET carrying "{}".
+    ["GET", "/1/validate-token", "listenbrainz"],
+    ["OPTIONS", "/1/submit-listens", "listenbrainz"],
     ["POST", "/%66eed", "upload"],
     ["POST", "/%E0%A4%A", "form"],
   ] as const)("%s %s takes a %s body", (method, pathname, expected) => {
@@ -87,6 +92,13 @@ describe("body classes", () => {
         "content-length": String(BODY_LIMITS.api + 1),
       })?.status,
     ).toBe(413);
+    // The ListenBrainz API: any Content-Type (players send none, or text/plain), and
+    // ListenBrainz's own 400 over its payload limit.
+    expect(checkDeclaredBody("listenbrainz", { "content-length": "2" })).toBeNull();
+    expect(checkDeclaredBody("listenbrainz", { "content-type": "text/plain" })).toBeNull();
+    expect(
+      checkDeclaredBody("listenbrainz", { "content-length": String(BODY_LIMITS.listenbrainz + 1) }),
+    ).toEqual({ status: 400, message: "Payload too large. Payload cannot exceed 10240000 bytes" });
   });
 });
 

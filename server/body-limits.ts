@@ -1,5 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { MAX_BATCH_REQUEST_BYTES } from "../app/features/admin/limits";
+import {
+  MAX_LISTEN_PAYLOAD_SIZE,
+  PAYLOAD_TOO_LARGE,
+} from "../app/features/journey/listenbrainz/validate";
 import { UPLOAD_BODY_MAX_BYTES } from "../app/features/posts/constants";
 
 /**
@@ -9,9 +13,12 @@ import { UPLOAD_BODY_MAX_BYTES } from "../app/features/posts/constants";
  * - `form`: every other route takes a small url-encoded or multipart form;
  * - `upload`: the post composer's and the avatar's routes take a multipart form with one image;
  * - `json`: the routes that take JSON;
- * - `api`: the token API (`/auth/v1/…`): small JSON bodies, or none.
+ * - `api`: the token API (`/auth/v1/…`): small JSON bodies, or none;
+ * - `listenbrainz`: the ListenBrainz API (`/1/…`): up to 1000 listens of JSON, whatever the
+ *   Content-Type says (players send none, or text/plain), and on any method (Navidrome's
+ *   validate-token is a GET with `{}` as its body).
  */
-export type BodyClass = "none" | "form" | "upload" | "json" | "api";
+export type BodyClass = "none" | "form" | "upload" | "json" | "api" | "listenbrainz";
 
 /** Largest body of each class, in bytes. */
 export const BODY_LIMITS: Record<BodyClass, number> = {
@@ -20,6 +27,7 @@ export const BODY_LIMITS: Record<BodyClass, number> = {
   upload: UPLOAD_BODY_MAX_BYTES,
   json: MAX_BATCH_REQUEST_BYTES,
   api: 64 * 1024,
+  listenbrainz: MAX_LISTEN_PAYLOAD_SIZE,
 };
 
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -47,8 +55,9 @@ function routePath(pathname: string): string {
 }
 
 export function bodyClassFor(method: string, pathname: string): BodyClass {
-  if (BODYLESS_METHODS.has(method.toUpperCase())) return "none";
   const path = routePath(pathname);
+  if (path === "/1" || path.startsWith("/1/")) return "listenbrainz";
+  if (BODYLESS_METHODS.has(method.toUpperCase())) return "none";
   if (path.startsWith("/auth/v1/")) return "api";
   if (UPLOAD_PATHS.some((re) => re.test(path))) return "upload";
   if (JSON_PATHS.some((re) => re.test(path))) return "json";
@@ -64,6 +73,12 @@ export interface BodyRefusal {
 function megabytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+}
+
+/** The answer for a body over the class's limit: ListenBrainz's own 400 under /1/. */
+export function tooLargeFor(bodyClass: BodyClass): BodyRefusal {
+  if (bodyClass === "listenbrainz") return { status: 400, message: PAYLOAD_TOO_LARGE };
+  return tooLarge(BODY_LIMITS[bodyClass]);
 }
 
 /** The 413 answer for a body over `limit` bytes. */
@@ -100,9 +115,10 @@ export function checkDeclaredBody(
   const isChunked = headers["transfer-encoding"] !== undefined;
   if (declared !== undefined) {
     if (!/^\d+$/.test(declared)) return { status: 400, message: "Malformed Content-Length." };
-    if (Number(declared) > limit) return tooLarge(limit);
+    if (Number(declared) > limit) return tooLargeFor(bodyClass);
   }
   if (bodyClass === "none") return isChunked ? tooLarge(0) : null;
+  if (bodyClass === "listenbrainz") return null;
 
   const contentType = headers["content-type"];
   const type = mediaTypeOf(contentType);

@@ -10,7 +10,7 @@ import {
   bodyClassFor,
   checkDeclaredBody,
   mediaTypeOf,
-  tooLarge,
+  tooLargeFor,
 } from "./body-limits";
 import { clientAddress } from "./client-address";
 import { hasPendingBody, lingerBeforeClose, readBodyWithin, serveFetch } from "./fetch-listener";
@@ -34,6 +34,13 @@ function dropAmbientCredentials(req: IncomingMessage): void {
   }
   raw.length = 0;
   raw.push(...kept);
+}
+
+/** A refusal's JSON body: ListenBrainz's `{ code, error }` under /1/, else `{ error }`. */
+function refusalBody(refusal: { status: number; message: string }, bodyClass: BodyClass) {
+  return bodyClass === "listenbrainz"
+    ? { code: refusal.status, error: refusal.message }
+    : { error: refusal.message };
 }
 
 /** Who is asking, as the server worked it out before the app sees the request. */
@@ -108,11 +115,16 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       headers.Connection = "close";
       lingerBeforeClose(req);
     }
+    const isListenBrainz = context.bodyClass === "listenbrainz";
     const wantsJson =
       context.bodyClass === "json" ||
       context.bodyClass === "api" ||
+      isListenBrainz ||
       mediaTypeOf(req.headers.accept) === "application/json";
-    const body = wantsJson ? JSON.stringify({ error: refusal.message }) : `${refusal.message}\n`;
+    const body = wantsJson
+      ? JSON.stringify(refusalBody(refusal, context.bodyClass))
+      : `${refusal.message}\n`;
+    if (isListenBrainz) headers["Access-Control-Allow-Origin"] = "*";
     headers["Content-Type"] = wantsJson
       ? "application/json; charset=utf-8"
       : "text/plain; charset=utf-8";
@@ -133,16 +145,20 @@ export function createNodeHandler(options: NodeHandlerOptions) {
   }
 
   function refusalResponse(refusal: BodyRefusal, requestId: string, bodyClass: BodyClass) {
-    const isJson = bodyClass === "json" || bodyClass === "api";
-    return new Response(isJson ? JSON.stringify({ error: refusal.message }) : refusal.message, {
-      status: refusal.status,
-      headers: {
-        ...options.securityHeaders,
-        "Content-Type": isJson ? "application/json; charset=utf-8" : "text/plain; charset=utf-8",
-        "Cache-Control": "no-store",
-        "X-Request-Id": requestId,
+    const isJson = bodyClass === "json" || bodyClass === "api" || bodyClass === "listenbrainz";
+    return new Response(
+      isJson ? JSON.stringify(refusalBody(refusal, bodyClass)) : refusal.message,
+      {
+        status: refusal.status,
+        headers: {
+          ...(bodyClass === "listenbrainz" ? { "Access-Control-Allow-Origin": "*" } : {}),
+          ...options.securityHeaders,
+          "Content-Type": isJson ? "application/json; charset=utf-8" : "text/plain; charset=utf-8",
+          "Cache-Control": "no-store",
+          "X-Request-Id": requestId,
+        },
       },
-    });
+    );
   }
 
   function handleApp(
@@ -185,9 +201,11 @@ export function createNodeHandler(options: NodeHandlerOptions) {
     // make a browser send: it is not subject to the Origin check and never reads cookies (they
     // are dropped here, once, so nothing downstream can). The token API reads no cookie either
     // (its OAuth callback is a top-level navigation, a GET) and answers other origins by CORS.
+    // The ListenBrainz API (/1/) is the same kind of API: a token in a header, no cookie.
     const isBearer = /^bearer\s/i.test(String(req.headers.authorization ?? ""));
-    if (isBearer) dropAmbientCredentials(req);
-    const isTokenApi = bodyClass === "api" || /^\/auth\/v1\//i.test(pathname);
+    const isListenBrainz = bodyClass === "listenbrainz";
+    if (isBearer || isListenBrainz) dropAmbientCredentials(req);
+    const isTokenApi = bodyClass === "api" || isListenBrainz || /^\/auth\/v1\//i.test(pathname);
     const foreign =
       isBearer || isTokenApi ? null : checkOrigin(method, req.headers, options.allowedOrigins);
     if (foreign) {
@@ -210,7 +228,7 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       // Forms are small: read them whole here, so that a body the app cannot parse is a 400
       // from one place rather than an exception in whichever action calls formData().
       const read = await readBodyWithin(req, limit, sendContinue);
-      if (read.kind === "too_large") return refuse(req, res, tooLarge(limit), context);
+      if (read.kind === "too_large") return refuse(req, res, tooLargeFor(bodyClass), context);
       if (read.kind === "aborted") {
         logger.info({ requestId, method, path: pathname }, "request aborted");
         return;
@@ -246,7 +264,7 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       limit,
       body,
       onFirstRead: sendContinue,
-      tooLarge: () => refusalResponse(tooLarge(limit), requestId, bodyClass),
+      tooLarge: () => refusalResponse(tooLargeFor(bodyClass), requestId, bodyClass),
       handler: async (request) => {
         let response: Response;
         if (options.admission) {
@@ -281,7 +299,7 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       ms: Math.round(performance.now() - started),
     };
     if (exchange.isTooLarge) {
-      logger.warn({ ...fields, reason: tooLarge(limit).message }, "request refused");
+      logger.warn({ ...fields, reason: tooLargeFor(bodyClass).message }, "request refused");
     } else if (exchange.isAborted) {
       // The client went away (closed the tab, lost the network): an outcome, not our failure.
       logger.info(fields, "request aborted");

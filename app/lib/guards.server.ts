@@ -14,8 +14,9 @@ export const viewerMiddleware: MiddlewareFunction<Response> = async (
   next,
 ) => {
   await bootstrap();
-  // The token API answers for itself (and never with a viewer from a cookie).
-  if (new URL(request.url).pathname.startsWith("/auth/v1/")) return next();
+  // The token API and the ListenBrainz API answer for themselves (never with a cookie's viewer).
+  const { pathname } = new URL(request.url);
+  if (pathname.startsWith("/auth/v1/") || pathname.startsWith("/1/")) return next();
   // An app's bearer token, or the browser's session cookie: never both.
   const { viewer, sessionId, setCookies } = hasBearer(request.headers)
     ? { ...(await getViewerFromBearer(request.headers)), setCookies: [] as string[] }

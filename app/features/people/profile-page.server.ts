@@ -1,4 +1,5 @@
 import { listProfilePosts } from "~/features/feed/feed.server";
+import { getVisibleNowPlaying, type NowPlayingTrack } from "~/features/journey/now-playing.server";
 import type { PostPage } from "~/features/posts/post-cards.server";
 import { getProfile, listTopArtists, type ProfileData, type TopArtist } from "./people.server";
 
@@ -6,6 +7,8 @@ export interface ProfilePageData {
   profile: ProfileData;
   topArtists: TopArtist[];
   page: PostPage;
+  /** What their player says is playing, when the viewer may see it. */
+  nowPlaying: NowPlayingTrack | null;
 }
 
 /** Everything a profile page shows, as the viewer may see it; null for an unknown username. */
@@ -16,9 +19,10 @@ export async function loadProfilePage(options: {
 }): Promise<ProfilePageData | null> {
   const profile = await getProfile({ viewerId: options.viewerId, username: options.username });
   if (!profile) return null;
-  const [topArtists, page] = await Promise.all([
+  const [topArtists, page, nowPlaying] = await Promise.all([
     listTopArtists({ viewerId: options.viewerId, userId: profile.id }),
     listProfilePosts({ viewerId: options.viewerId, authorId: profile.id, cursor: options.cursor }),
+    getVisibleNowPlaying({ viewerId: options.viewerId, userId: profile.id }),
   ]);
-  return { profile, topArtists, page };
+  return { profile, topArtists, page, nowPlaying };
 }

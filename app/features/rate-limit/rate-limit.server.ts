@@ -11,6 +11,10 @@ export interface RateLimitOutcome {
   isAllowed: boolean;
   /** Seconds until the window resets (for Retry-After). */
   retryAfterSeconds: number;
+  /** Hits counted in the current window, this one included. */
+  count: number;
+  /** Hits left in the current window (never below 0). */
+  remaining: number;
 }
 
 /**
@@ -30,6 +34,8 @@ export async function hitRateLimit(key: string, rule: RateLimitRule): Promise<Ra
   return {
     isAllowed: count <= rule.limit,
     retryAfterSeconds: Math.max(1, Number(row?.retry_after ?? rule.windowSeconds)),
+    count,
+    remaining: Math.max(0, rule.limit - count),
   };
 }
 

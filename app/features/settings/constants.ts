@@ -44,6 +44,11 @@ export const SETTINGS_SECTIONS = [
     label: "Privacy",
     description: "Who sees your posts, who may follow you, blocked people",
   },
+  {
+    slug: "scrobbling",
+    label: "Connected players",
+    description: "Tokens that let your music players send what you play",
+  },
   { slug: "data", label: "Your data", description: "Download everything you created" },
   { slug: "appearance", label: "Appearance", description: "Light, dark or like your device" },
 ] as const;

@@ -8,6 +8,7 @@ import { Icon } from "~/components/ui/icon";
 import { Cover } from "~/features/artwork/components/cover";
 import { FeedList } from "~/features/feed/components/feed-list";
 import { FollowButton } from "~/features/follows/components/follow-button";
+import { NowPlaying } from "~/features/journey/now-playing";
 import { NoteText } from "~/features/posts/components/note-text";
 import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
 import type { ProfilePageData } from "../profile-page.server";
@@ -173,6 +174,7 @@ export function ProfileView({
           <Count to={`${people}/following`} value={profile.followingCount} label="following" />
           <Count to={`${people}/friends`} value={profile.friendCount} label="friends" />
         </nav>
+        <NowPlaying track={data.nowPlaying} />
         <Favourites title="Favourite artists" names={profile.favouriteArtists} />
         <Favourites title="Favourite genres" names={profile.favouriteGenres} />
         {topArtists.length > 0 ? (
