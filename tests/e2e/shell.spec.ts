@@ -133,10 +133,11 @@ test.describe("the account menu", () => {
     ).toHaveCount(0);
     await summary.focus();
     await page.keyboard.press("Enter");
-    const profile = page.getByRole("link", { name: "Profile", exact: true });
+    const banner = page.getByRole("banner");
+    const profile = banner.getByRole("link", { name: "Profile", exact: true });
     await expect(profile).toBeVisible();
-    await expect(page.getByRole("link", { name: "Admin" })).toHaveCount(0);
-    await expect(page.getByRole("button", { name: "Dark theme" })).toBeVisible();
+    await expect(banner.getByRole("link", { name: "Admin" })).toHaveCount(0);
+    await expect(banner.getByRole("button", { name: "Dark theme" })).toBeVisible();
     await expectNoAxeViolations(page);
     await page.keyboard.press("Tab");
     await expect(profile).toBeFocused();
@@ -144,9 +145,9 @@ test.describe("the account menu", () => {
     await expect(profile).toBeHidden();
     await expect(summary).toBeFocused();
     await page.keyboard.press("Enter");
-    await page.getByRole("link", { name: "Settings", exact: true }).click();
+    await banner.getByRole("link", { name: "Settings", exact: true }).click();
     await expect(page).toHaveURL(/\/settings/);
-    await expect(page.getByRole("link", { name: "Profile", exact: true })).toBeHidden();
+    await expect(banner.getByRole("link", { name: "Profile", exact: true })).toBeHidden();
     await context.close();
   });
 });
