@@ -308,6 +308,22 @@ const POLICIES: Record<string, Policy> = {
       { name: "an empty form", body: () => ({}), expect: APP_ACTION(["ok", "redirect", "400"]) },
     ],
   },
+  "routes/_app/settings-listening.tsx": {
+    kind: "app-page",
+    actions: [
+      {
+        name: "confirm an import that is not theirs",
+        body: () => ({ intent: "confirm", importId: NONE }),
+        expect: APP_ACTION("404"),
+      },
+      {
+        name: "an empty form",
+        body: () => ({}),
+        expect: APP_ACTION("400"),
+      },
+    ],
+    note: "another person's real import answering 404 is in app/features/journey/import.test.ts",
+  },
   "routes/_app/settings-data.tsx": { kind: "app-page" },
   "routes/_app/settings-appearance.tsx": { kind: "app-page" },
   "routes/_app/settings-data-export.tsx": {

@@ -44,6 +44,11 @@ export const SETTINGS_SECTIONS = [
     label: "Privacy",
     description: "Who sees your posts, who may follow you, blocked people",
   },
+  {
+    slug: "listening",
+    label: "Listening history",
+    description: "Import your plays from Spotify, Last.fm and ListenBrainz",
+  },
   { slug: "data", label: "Your data", description: "Download everything you created" },
   { slug: "appearance", label: "Appearance", description: "Light, dark or like your device" },
 ] as const;

@@ -1,4 +1,14 @@
-import { Bell, ChevronRight, Download, Lock, Mail, Palette, ShieldCheck, User } from "lucide-react";
+import {
+  Bell,
+  ChevronRight,
+  Download,
+  ListMusic,
+  Lock,
+  Mail,
+  Palette,
+  ShieldCheck,
+  User,
+} from "lucide-react";
 import { Link, NavLink } from "react-router";
 import { cn } from "~/lib/utils";
 import { SETTINGS_SECTIONS, type SettingsSectionSlug } from "../constants";
@@ -9,6 +19,7 @@ const ICONS: Record<SettingsSectionSlug, typeof User> = {
   security: ShieldCheck,
   notifications: Bell,
   privacy: Lock,
+  listening: ListMusic,
   data: Download,
   appearance: Palette,
 };
