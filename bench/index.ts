@@ -2,6 +2,7 @@ import { cpus, loadavg } from "node:os";
 import { benchFeedQuery } from "./feed-query";
 import { benchFeedSsr } from "./feed-ssr";
 import { benchHtmlSize } from "./html-size";
+import { benchImport } from "./import";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
 import { benchLoad } from "./load";
@@ -20,6 +21,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "js-size": benchJsSize,
   "html-size": benchHtmlSize,
   "search-query": benchSearchQuery,
+  import: benchImport,
   load: benchLoad,
   maintenance: benchMaintenance,
 };

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
 import { getDb, rowsOf } from "~/db/client.server";
 import {
   type ListenImportStatus,
@@ -22,6 +22,8 @@ const STAGE_BATCH = 2000;
 const COPY_BATCH = 5000;
 /** An import not moved on for this long lost its process (a restart): another one takes it. */
 const STALLED_MS = 60 * 1000;
+/** A read of files that has not moved for this long was cut off with its request. */
+const READ_STALLED_MS = 10 * 60 * 1000;
 /** Broken rows listed in the preview (all are counted). */
 const PROBLEMS_SHOWN = 10;
 const TOP_ARTISTS = 5;
@@ -218,6 +220,13 @@ export async function createListenImport(options: {
         await stagePlays(importId, seq + 1, batch);
         seq += batch.length;
         batch = [];
+        // A sign of life, so a read cut off by a restart can be told from a long one.
+        if (seq % (STAGE_BATCH * 50) === 0) {
+          await db
+            .update(listenImports)
+            .set({ updatedAt: sql`now()` })
+            .where(eq(listenImports.id, importId));
+        }
       }
     }
     await stagePlays(importId, seq + 1, batch);
@@ -238,9 +247,14 @@ export async function createListenImport(options: {
     const [row] = await db
       .update(listenImports)
       .set({ summary, total: staged, updatedAt: sql`now()` })
-      .where(eq(listenImports.id, importId))
+      .where(and(eq(listenImports.id, importId), eq(listenImports.status, "preview")))
       .returning(viewColumns);
-    if (!row) throw new Error("listen import vanished while reading");
+    if (!row) {
+      throw new AppError(
+        "conflict",
+        "Newer files were uploaded meanwhile; their preview is the one shown.",
+      );
+    }
     return toView(row);
   } catch (error) {
     await db
@@ -458,6 +472,33 @@ async function finishImport(importId: string, userId: string): Promise<void> {
  */
 export async function recoverStalledImports(options: { userId?: string } = {}): Promise<number> {
   if (isStopping) return 0;
+  // A read that stopped moving (its request ended with its process) never gets its preview.
+  const abandoned = await getDb()
+    .update(listenImports)
+    .set({
+      status: "failed",
+      error: "Reading the files stopped before the preview was ready. Upload them again.",
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(listenImports.status, "preview"),
+        isNull(listenImports.summary),
+        lt(listenImports.updatedAt, new Date(Date.now() - READ_STALLED_MS)),
+        options.userId ? eq(listenImports.userId, options.userId) : undefined,
+      ),
+    )
+    .returning({ id: listenImports.id });
+  if (abandoned.length > 0) {
+    await getDb()
+      .delete(listenImportRows)
+      .where(
+        inArray(
+          listenImportRows.importId,
+          abandoned.map((a) => a.id),
+        ),
+      );
+  }
   const claimed = await getDb()
     .update(listenImports)
     .set({ updatedAt: sql`now()` })

@@ -195,6 +195,38 @@ describe("preview", () => {
     expect(await listListenImports({ userId: ben.id })).toEqual([]);
   });
 
+  it("a read cut off by a restart is shown as failed, not as being read forever", async () => {
+    const ida = await createTestUser();
+    const [cut] = await getDb()
+      .insert(listenImports)
+      .values({ userId: ida.id, updatedAt: new Date(Date.now() - 20 * 60 * 1000) })
+      .returning({ id: listenImports.id });
+    const [fresh] = await getDb()
+      .insert(listenImports)
+      .values({ userId: ida.id })
+      .returning({ id: listenImports.id });
+    await getDb()
+      .insert(listenImportRows)
+      .values({
+        importId: cut?.id ?? "",
+        seq: 1,
+        listenedAt: new Date(),
+        artistName: "Low",
+        trackName: "Words",
+        artistKey: "low",
+        trackKey: "words",
+        source: "spotify",
+      });
+    const views = await listListenImports({ userId: ida.id });
+    expect(views.find((v) => v.id === cut?.id)).toMatchObject({
+      status: "failed",
+      error: "Reading the files stopped before the preview was ready. Upload them again.",
+    });
+    // One still being read (recently touched) is left alone.
+    expect(views.find((v) => v.id === fresh?.id)?.status).toBe("preview");
+    expect(await stagedCount(cut?.id ?? "")).toBe(0);
+  });
+
   it("a cancelled preview deletes its staged plays and adds nothing", async () => {
     const cleo = await createTestUser();
     const preview = await createListenImport({

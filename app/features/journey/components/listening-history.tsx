@@ -101,7 +101,7 @@ function Preview({ item, summary }: { item: ListenImportView; summary: ListenImp
   const navigation = useNavigation();
   const isBusy = navigation.state !== "idle" && navigation.formMethod === "POST";
   return (
-    <Card aria-labelledby="preview-heading">
+    <Card role="region" aria-labelledby="preview-heading">
       <h2 id="preview-heading" className="text-xl font-semibold">
         Preview
       </h2>
@@ -207,7 +207,7 @@ function Preview({ item, summary }: { item: ListenImportView; summary: ListenImp
 function Progress({ item }: { item: ListenImportView }) {
   const percent = item.total > 0 ? Math.floor((100 * item.processed) / item.total) : 0;
   return (
-    <Card aria-labelledby="progress-heading">
+    <Card role="region" aria-labelledby="progress-heading">
       <h2 id="progress-heading" className="text-xl font-semibold">
         Importing your listening history
       </h2>
@@ -238,7 +238,7 @@ function Progress({ item }: { item: ListenImportView }) {
 function PastImports({ items }: { items: ListenImportView[] }) {
   if (items.length === 0) return null;
   return (
-    <Card aria-labelledby="past-heading">
+    <Card role="region" aria-labelledby="past-heading">
       <h2 id="past-heading" className="text-xl font-semibold">
         Past imports
       </h2>
@@ -316,7 +316,7 @@ export function ListeningHistorySettings({
         </Card>
       ) : null}
       {isImporting ? null : (
-        <Card aria-labelledby="upload-heading">
+        <Card role="region" aria-labelledby="upload-heading">
           <h2 id="upload-heading" className="mb-3 text-xl font-semibold">
             {current?.status === "preview" ? "Upload other files instead" : "Upload files"}
           </h2>

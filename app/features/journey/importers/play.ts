@@ -10,6 +10,25 @@ export function cleanName(value: unknown): string | null {
   return trimmed.length > NAME_MAX_LENGTH ? trimmed.slice(0, NAME_MAX_LENGTH) : trimmed;
 }
 
+/**
+ * Keys of names seen lately: a history repeats its artists, albums and tracks thousands of
+ * times, and the key functions are the costliest part of reading a row. Bounded (cleared when
+ * full), so a file of all-different names costs no more memory than this.
+ */
+const KEY_CACHE_MAX = 50_000;
+const artistKeys = new Map<string, string>();
+const titleKeys = new Map<string, string>();
+
+function cached(cache: Map<string, string>, name: string, make: (name: string) => string) {
+  let key = cache.get(name);
+  if (key === undefined) {
+    if (cache.size >= KEY_CACHE_MAX) cache.clear();
+    key = make(name);
+    cache.set(name, key);
+  }
+  return key;
+}
+
 /** Earliest and latest start times accepted: the year 2000 up to a day ahead of now. */
 const EARLIEST = Date.UTC(2000, 0, 1) / 1000;
 
@@ -53,9 +72,9 @@ export function makePlay(
     artistName,
     trackName,
     releaseName,
-    artistKey: artistKey(artistName),
-    trackKey: titleKey(trackName),
-    releaseKey: releaseName ? titleKey(releaseName) : null,
+    artistKey: cached(artistKeys, artistName, artistKey),
+    trackKey: cached(titleKeys, trackName, titleKey),
+    releaseKey: releaseName ? cached(titleKeys, releaseName, titleKey) : null,
     source: row.source,
   };
 }
