@@ -1,5 +1,5 @@
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
@@ -25,47 +25,53 @@ import { tempDataDir } from "./lib/server";
 const ARTISTS = 3000;
 const TRACKS_PER_ARTIST = 40;
 
-/** Writes a realistic extended-history file: one play every ~3 minutes, a few skips mixed in. */
-async function writeHistory(file: string, plays: number): Promise<void> {
-  const out = createWriteStream(file);
-  const start = Date.UTC(2019, 0, 1);
-  const write = async (text: string) => {
-    if (!out.write(text)) await once(out, "drain");
-  };
-  await write("[\n");
-  for (let i = 0; i < plays; i++) {
-    const artist = (i * 7919) % ARTISTS;
-    const track = (i * 104_729) % TRACKS_PER_ARTIST;
-    const row = {
-      ts: new Date(start + i * 180_000 + 170_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
-      platform: "Android OS",
-      ms_played: 150_000 + (i % 20_000),
-      conn_country: "DE",
-      ip_addr: "192.0.2.1",
-      master_metadata_track_name: `Track ${track} of Artist ${artist} (Remastered 2011)`,
-      master_metadata_album_artist_name: `Artist ${artist}`,
-      master_metadata_album_album_name: `Album ${artist % 700}`,
-      spotify_track_uri: `spotify:track:${(i % 999_999).toString(36).padStart(22, "0")}`,
-      episode_name: null,
-      episode_show_name: null,
-      spotify_episode_uri: null,
-      audiobook_title: null,
-      audiobook_uri: null,
-      audiobook_chapter_uri: null,
-      audiobook_chapter_title: null,
-      reason_start: "trackdone",
-      reason_end: "trackdone",
-      shuffle: i % 3 === 0,
-      skipped: false,
-      offline: false,
-      offline_timestamp: null,
-      incognito_mode: false,
-    };
-    await write(`${i === 0 ? "" : ",\n"}${JSON.stringify(row)}`);
+/**
+ * The generator of a realistic extended-history file (one play every ~3 minutes, 3,000 artists),
+ * run as a child process so that its garbage never counts in this process's memory.
+ */
+const GENERATOR = `
+import { createWriteStream } from "node:fs";
+import { once } from "node:events";
+const [file, count] = [process.argv[1], Number(process.argv[2])];
+const out = createWriteStream(file);
+const start = Date.UTC(2019, 0, 1);
+let buffer = "[\\n";
+for (let i = 0; i < count; i++) {
+  const artist = (i * 7919) % ${ARTISTS};
+  const track = (i * 104729) % ${TRACKS_PER_ARTIST};
+  buffer += (i === 0 ? "" : ",\\n") + JSON.stringify({
+    ts: new Date(start + i * 180000 + 170000).toISOString().replace(/\\.\\d{3}Z$/, "Z"),
+    platform: "Android OS", ms_played: 150000 + (i % 20000), conn_country: "DE",
+    ip_addr: "192.0.2.1",
+    master_metadata_track_name: "Track " + track + " of Artist " + artist + " (Remastered 2011)",
+    master_metadata_album_artist_name: "Artist " + artist,
+    master_metadata_album_album_name: "Album " + (artist % 700),
+    spotify_track_uri: "spotify:track:" + (i % 999999).toString(36).padStart(22, "0"),
+    episode_name: null, episode_show_name: null, spotify_episode_uri: null,
+    audiobook_title: null, audiobook_uri: null, audiobook_chapter_uri: null,
+    audiobook_chapter_title: null, reason_start: "trackdone", reason_end: "trackdone",
+    shuffle: i % 3 === 0, skipped: false, offline: false, offline_timestamp: null,
+    incognito_mode: false,
+  });
+  if (buffer.length > 1 << 20) {
+    if (!out.write(buffer)) await once(out, "drain");
+    buffer = "";
   }
-  await write("\n]\n");
-  out.end();
-  await once(out, "finish");
+}
+out.end(buffer + "\\n]\\n");
+await once(out, "finish");
+`;
+
+async function writeHistory(file: string, plays: number): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    ["--input-type=module", "-e", GENERATOR, file, String(plays)],
+    {
+      stdio: ["ignore", "inherit", "inherit"],
+    },
+  );
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`the history generator exited with ${code}`);
 }
 
 export async function benchImport(): Promise<StepOutcome> {

@@ -34,11 +34,13 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
-  // The load and maintenance runs (several minutes each) only when asked for by name.
+  // The load, maintenance and import runs (several minutes each) only when asked for by name.
   const chosen =
     args.length > 0
       ? args
-      : Object.keys(STEPS).filter((step) => step !== "load" && step !== "maintenance");
+      : Object.keys(STEPS).filter(
+          (step) => step !== "load" && step !== "maintenance" && step !== "import",
+        );
   const outcomes: StepOutcome[] = [];
   const failures: string[] = [];
   for (const step of chosen) {

@@ -5,7 +5,13 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { afterAll, describe, expect, it } from "vitest";
 import { getDb, rowsOf } from "~/db/client.server";
-import { listenImportRows, listenImports, listens, notificationPreferences } from "~/db/schema";
+import {
+  listenImportRows,
+  listenImports,
+  listens,
+  mailOutbox,
+  notificationPreferences,
+} from "~/db/schema";
 import { describeNotification, notificationHref } from "~/features/notifications/describe";
 import { listNotifications, unreadCount } from "~/features/notifications/notifications.server";
 import { exportPersonData } from "~/features/settings/export.server";
@@ -349,6 +355,27 @@ describe("import", () => {
     expect(await listensOf(eve.id)).toHaveLength(7_000);
     // Turned off in the app: no notification.
     expect((await listNotifications({ viewerId: eve.id })).notifications).toEqual([]);
+  });
+
+  it("mails the person too when they want these by e-mail", async () => {
+    const hal = await createTestUser();
+    await getDb()
+      .insert(notificationPreferences)
+      .values({ userId: hal.id, kind: "listen_import", inApp: true, email: true });
+    const preview = await createListenImport({
+      userId: hal.id,
+      files: [file("endsong_3.json", spotifyFile(manyPlays(4)))],
+    });
+    await confirmListenImport({ userId: hal.id, importId: preview.id });
+    await settleListenImports();
+    const mails = await getDb()
+      .select({ subject: mailOutbox.subject, text: mailOutbox.text })
+      .from(mailOutbox)
+      .where(eq(mailOutbox.toAddress, hal.email));
+    expect(mails.map((m) => m.subject)).toEqual([
+      "Your listening history import is done: 4 plays added",
+    ]);
+    expect(mails[0]?.text).toContain("/settings/listening");
   });
 
   it("nobody confirms, cancels or sees someone else's import", async () => {
