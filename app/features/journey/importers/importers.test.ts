@@ -352,6 +352,50 @@ describe("ListenBrainz export zip", () => {
   });
 });
 
+describe("files built to exhaust memory", () => {
+  it("stop at an element, line or record far larger than any play", async () => {
+    const huge = "x".repeat(5 * 1024 * 1024);
+    const json = await read(
+      file(
+        "Streaming_History_Audio_huge.json",
+        JSON.stringify([
+          extended({}),
+          extended({ master_metadata_track_name: huge }),
+          extended({}),
+        ]),
+      ),
+    );
+    expect(json.plays).toHaveLength(1);
+    expect(json.skips).toHaveLength(1);
+    expect(json.skips[0]).toMatchObject({ reason: "broken", line: 2 });
+    expect(json.skips[0]?.message).toContain("far too large");
+
+    const listen = (track: string) =>
+      JSON.stringify({
+        listened_at: 1_600_000_000,
+        track_metadata: { artist_name: "A", track_name: track },
+      });
+    const jsonl = await read(
+      file(
+        "listens.jsonl",
+        [listen("One"), listen(huge.slice(0, 2 * 1024 * 1024)), listen("Three")].join("\n"),
+      ),
+    );
+    expect(jsonl.plays.map((p) => p.trackName)).toEqual(["One"]);
+    expect(jsonl.skips[0]).toMatchObject({ reason: "broken", line: 2 });
+
+    const csv = await read(
+      file(
+        "big.csv",
+        `Low,Album,One,22 May 2014 20:11\nLow,Album,${huge.slice(0, 100_000)},22 May 2014 20:15\nLow,Album,Three,22 May 2014 20:20\n`,
+      ),
+    );
+    expect(csv.plays.map((p) => p.trackName)).toEqual(["One"]);
+    expect(csv.skips.map((s) => [s.reason, s.line])).toEqual([["broken", 2]]);
+    expect(csv.skips[0]?.message).toContain("far too long");
+  });
+});
+
 describe("format detection", () => {
   it("knows the files by name, then by content", () => {
     expect(formatByName("StreamingHistory_music_3.json")).toBe("spotify");

@@ -65,15 +65,35 @@ export async function* parseLastfmCsv(input: Readable): AsyncGenerator<ImportIte
   const parser = parse({
     bom: true,
     info: true,
+    // A scrobble is a few hundred bytes; a longer record is not one (and is not held whole).
+    max_record_size: 64 * 1024,
     relax_column_count: true,
     relax_quotes: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
   });
-  const unreadable: number[] = [];
+  const unreadable: { line: number; isTooLong: boolean }[] = [];
   parser.on("skip", (error: CsvError) => {
-    unreadable.push(typeof error.lines === "number" ? error.lines : 0);
+    unreadable.push({
+      line: typeof error.lines === "number" ? error.lines : 0,
+      isTooLong: error.code === "CSV_MAX_RECORD_SIZE",
+    });
   });
+  // The reader does not find its feet again after a record over the size limit.
+  const unreadableRows = function* () {
+    while (unreadable.length > 0) {
+      const row = unreadable.shift();
+      if (!row) break;
+      yield row.isTooLong
+        ? broken(
+            row.line,
+            "This row is far too long to be a scrobble; the rest of the file was not read.",
+          )
+        : broken(row.line, "The CSV reader could not read this row.");
+      if (row.isTooLong) return true;
+    }
+    return false;
+  };
   input.once("error", (error) => parser.destroy(error));
   const records = input.pipe(parser) as AsyncIterable<{
     record: string[];
@@ -82,9 +102,7 @@ export async function* parseLastfmCsv(input: Readable): AsyncGenerator<ImportIte
   let columns: Columns | null = null;
   try {
     for await (const { record, info } of records) {
-      while (unreadable.length > 0) {
-        yield broken(unreadable.shift() ?? 0, "The CSV reader could not read this row.");
-      }
+      if (yield* unreadableRows()) return;
       const line = info.lines;
       if (columns === null) {
         const header = columnsOfHeader(record);
@@ -114,9 +132,7 @@ export async function* parseLastfmCsv(input: Readable): AsyncGenerator<ImportIte
         line,
       );
     }
-    while (unreadable.length > 0) {
-      yield broken(unreadable.shift() ?? 0, "The CSV reader could not read this row.");
-    }
+    yield* unreadableRows();
   } catch {
     yield broken(0, "The file is not a CSV file we can read; the rest of it was not read.");
   } finally {

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
+import { type Readable, Transform } from "node:stream";
 import { broken, makePlay } from "./play";
 import type { ImportItem } from "./types";
 
@@ -50,8 +50,26 @@ export function listenToItem(value: unknown, line: number): ImportItem {
  * seconds (when the listen started). Blank lines are ignored; a line that is not JSON is a
  * broken row with its number.
  */
+/** Longest line read (a listen takes a few hundred bytes; readline would hold any line whole). */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** Passes bytes on until a line grows past MAX_LINE_BYTES, then fails. */
+function lineGuard(): Transform {
+  let run = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      const last = chunk.lastIndexOf(0x0a);
+      run = last < 0 ? run + chunk.length : chunk.length - last - 1;
+      if (run > MAX_LINE_BYTES) callback(new Error("line too long"));
+      else callback(null, chunk);
+    },
+  });
+}
+
 export async function* parseListenBrainzJsonl(input: Readable): AsyncGenerator<ImportItem> {
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const guarded = input.pipe(lineGuard());
+  input.once("error", (error) => guarded.destroy(error));
+  const lines = createInterface({ input: guarded, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   try {
     for await (const text of lines) {
@@ -66,8 +84,14 @@ export async function* parseListenBrainzJsonl(input: Readable): AsyncGenerator<I
       }
       yield listenToItem(value, line);
     }
+  } catch {
+    yield broken(
+      line + 1,
+      "This line is far too long to be a listen; the rest of the file was not read.",
+    );
   } finally {
     lines.close();
+    guarded.destroy();
     input.destroy();
   }
 }
