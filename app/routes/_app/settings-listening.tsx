@@ -33,7 +33,36 @@ const decisionSchema = z.object({
 
 const TOO_LARGE = `The files are too large: at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB can be uploaded at once. Upload them in parts.`;
 
-async function readUpload(request: Request, userId: string) {
+class FormError extends Error {}
+
+/** Confirms or cancels a preview, as the form's fields say. */
+async function decide(userId: string, fields: Record<string, unknown>) {
+  const parsed = decisionSchema.safeParse(fields);
+  if (!parsed.success) {
+    throw new FormError(parsed.error.issues[0]?.message ?? "The form could not be read.");
+  }
+  const { intent, importId } = parsed.data;
+  if (intent === "confirm") {
+    await confirmListenImport({ userId, importId });
+    return redirectWithToast("/settings/listening", {
+      type: "success",
+      title: "Importing your listening history",
+      description: "You can leave this page: you get a notification when it is done.",
+    });
+  }
+  await cancelListenImport({ userId, importId });
+  return redirectWithToast("/settings/listening", {
+    type: "info",
+    title: "Import cancelled",
+    description: "Nothing was added to your listening history.",
+  });
+}
+
+/**
+ * The upload form: its files are streamed to a temporary folder (never held in memory), read
+ * into a preview, and deleted again whatever happens.
+ */
+async function upload(request: Request, userId: string) {
   const dir = await mkdtemp(path.join(tmpdir(), "soundtrail-import-"));
   try {
     const form = await saveMultipartFiles(request, {
@@ -42,51 +71,32 @@ async function readUpload(request: Request, userId: string) {
       maxBytes: IMPORT_MAX_BYTES,
       tooLargeMessage: TOO_LARGE,
     });
+    const intent = form.fields.get("intent");
+    if (intent !== undefined && intent !== "upload") {
+      return await decide(userId, Object.fromEntries(form.fields));
+    }
     const files = form.files.filter((f) => f.field === "files");
     if (files.length === 0) throw new FormError("Choose at least one file to import.");
     const created = await createListenImport({
       userId,
       files: files.map((f) => ({ name: f.name, path: f.path })),
     });
-    return created;
+    return redirectWithToast("/settings/listening", {
+      type: "success",
+      title: "Your files are read",
+      description: `${(created.summary?.plays ?? 0).toLocaleString("en-US")} plays found. Check the preview, then import.`,
+    });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-class FormError extends Error {}
-
 export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireUser(context, request);
   try {
     const type = request.headers.get("Content-Type") ?? "";
-    if (/^multipart\/form-data/i.test(type)) {
-      const created = await readUpload(request, viewer.id);
-      return redirectWithToast("/settings/listening", {
-        type: "success",
-        title: "Your files are read",
-        description: `${(created.summary?.plays ?? 0).toLocaleString("en-US")} plays found. Check the preview, then import.`,
-      });
-    }
-    const parsed = decisionSchema.safeParse(Object.fromEntries(await request.formData()));
-    if (!parsed.success) {
-      throw new FormError(parsed.error.issues[0]?.message ?? "The form could not be read.");
-    }
-    const { intent, importId } = parsed.data;
-    if (intent === "confirm") {
-      await confirmListenImport({ userId: viewer.id, importId });
-      return redirectWithToast("/settings/listening", {
-        type: "success",
-        title: "Importing your listening history",
-        description: "You can leave this page: you get a notification when it is done.",
-      });
-    }
-    await cancelListenImport({ userId: viewer.id, importId });
-    return redirectWithToast("/settings/listening", {
-      type: "info",
-      title: "Import cancelled",
-      description: "Nothing was added to your listening history.",
-    });
+    if (/^multipart\/form-data/i.test(type)) return await upload(request, viewer.id);
+    return await decide(viewer.id, Object.fromEntries(await request.formData()));
   } catch (error) {
     if (error instanceof FormError) return data({ error: error.message }, { status: 400 });
     if (isAppError(error)) {
