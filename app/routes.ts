@@ -31,6 +31,7 @@ export default [
       route("security", "routes/_app/settings-security.tsx"),
       route("notifications", "routes/_app/settings-notifications.tsx"),
       route("privacy", "routes/_app/settings-privacy.tsx"),
+      route("listening", "routes/_app/settings-listening.tsx"),
       route("data", "routes/_app/settings-data.tsx"),
       route("appearance", "routes/_app/settings-appearance.tsx"),
       route("scrobbling", "routes/_app/settings-scrobbling.tsx"),

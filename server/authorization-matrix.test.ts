@@ -324,6 +324,22 @@ const POLICIES: Record<string, Policy> = {
     ],
     note: "revoking another person's real token is refused in listenbrainz.test.ts",
   },
+  "routes/_app/settings-listening.tsx": {
+    kind: "app-page",
+    actions: [
+      {
+        name: "confirm an import that is not theirs",
+        body: () => ({ intent: "confirm", importId: NONE }),
+        expect: APP_ACTION("404"),
+      },
+      {
+        name: "an empty form",
+        body: () => ({}),
+        expect: APP_ACTION("400"),
+      },
+    ],
+    note: "another person's real import answering 404 is in app/features/journey/import.test.ts",
+  },
   "routes/_app/settings-data.tsx": { kind: "app-page" },
   "routes/_app/settings-appearance.tsx": { kind: "app-page" },
   "routes/_app/settings-data-export.tsx": {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { MAX_BATCH_REQUEST_BYTES } from "../app/features/admin/limits";
+import { IMPORT_MAX_BYTES } from "../app/features/journey/import-constants";
 import {
   MAX_LISTEN_PAYLOAD_SIZE,
   PAYLOAD_TOO_LARGE,
@@ -12,19 +13,23 @@ import { UPLOAD_BODY_MAX_BYTES } from "../app/features/posts/constants";
  * - `none`: GET, HEAD and OPTIONS carry no body at all;
  * - `form`: every other route takes a small url-encoded or multipart form;
  * - `upload`: the post composer's and the avatar's routes take a multipart form with one image;
+ * - `history`: the listening-history import takes a multipart form of large history files,
+ *   which its action streams to disk (never read whole here or there);
  * - `json`: the routes that take JSON;
  * - `api`: the token API (`/auth/v1/…`): small JSON bodies, or none;
  * - `listenbrainz`: the ListenBrainz API (`/1/…`): up to 1000 listens of JSON, whatever the
  *   Content-Type says (players send none, or text/plain), and on any method (Navidrome's
  *   validate-token is a GET with `{}` as its body).
  */
-export type BodyClass = "none" | "form" | "upload" | "json" | "api" | "listenbrainz";
+export type BodyClass = "none" | "form" | "upload" | "history" | "json" | "api" | "listenbrainz";
 
 /** Largest body of each class, in bytes. */
 export const BODY_LIMITS: Record<BodyClass, number> = {
   none: 0,
   form: 64 * 1024,
   upload: UPLOAD_BODY_MAX_BYTES,
+  // The files plus the multipart framing and the form's few small fields.
+  history: IMPORT_MAX_BYTES + 1024 * 1024,
   json: MAX_BATCH_REQUEST_BYTES,
   api: 64 * 1024,
   listenbrainz: MAX_LISTEN_PAYLOAD_SIZE,
@@ -34,6 +39,8 @@ const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Paths (lower case, without `.data` and trailing slashes) that take an image upload. */
 const UPLOAD_PATHS = [/^\/feed$/, /^\/post\/[^/]+\/edit$/, /^\/settings\/profile$/];
+/** Paths that take listening-history files. */
+const HISTORY_PATHS = [/^\/settings\/listening$/];
 /** Paths that take JSON. */
 const JSON_PATHS = [/^\/api\/send-email-batch$/, /^\/admin\/email$/];
 
@@ -60,6 +67,7 @@ export function bodyClassFor(method: string, pathname: string): BodyClass {
   if (BODYLESS_METHODS.has(method.toUpperCase())) return "none";
   if (path.startsWith("/auth/v1/")) return "api";
   if (UPLOAD_PATHS.some((re) => re.test(path))) return "upload";
+  if (HISTORY_PATHS.some((re) => re.test(path))) return "history";
   if (JSON_PATHS.some((re) => re.test(path))) return "json";
   return "form";
 }

@@ -8,6 +8,7 @@ import {
 } from "~/db/client.server";
 import { startMaintenance, stopMaintenance } from "~/db/maintenance.server";
 import { migrateDatabase } from "~/db/migrate.server";
+import { startListenImportWorker, stopListenImportWorker } from "~/features/journey/import.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
 import { settleAfterResponse } from "./after-response.server";
@@ -32,6 +33,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     setDatabase(handle);
     await startLiveHub(handle);
     startMailWorker();
+    startListenImportWorker();
     startMaintenance(handle, env.MAINTENANCE_INTERVAL_MINUTES);
     logger.info({ database: handle.kind }, "database ready");
     return handle;
@@ -48,6 +50,8 @@ export async function shutdown(): Promise<void> {
   const handle = await booting.catch(() => undefined);
   booting = undefined;
   await stopMaintenance();
+  // A running import stops after its current batch; the next start resumes it.
+  await stopListenImportWorker();
   await stopLiveHub();
   // Mails promised after an answer (reset links, codes) go out before the database closes.
   await settleAfterResponse();

@@ -11,6 +11,7 @@ const SECTIONS = [
   ["/settings/security", "Where you are signed in"],
   ["/settings/notifications", "Notifications"],
   ["/settings/privacy", "Privacy"],
+  ["/settings/listening", "Listening history"],
   ["/settings/data", "Your data"],
   ["/settings/appearance", "Appearance"],
 ] as const;

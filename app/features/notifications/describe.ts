@@ -1,4 +1,9 @@
-import type { NotificationKind } from "./kinds";
+import { type NotificationKind, SELF_NOTIFICATION_KINDS } from "./kinds";
+
+/** True for kinds about the person's own things, told without "who did it". */
+export function isSelfNotification(kind: NotificationKind): boolean {
+  return SELF_NOTIFICATION_KINDS.includes(kind);
+}
 
 /** What a notification needs to be put into words (the view, or a mail's facts). */
 export interface Describable {
@@ -6,6 +11,8 @@ export interface Describable {
   actors: { displayName: string; username: string }[];
   actorCount: number;
   post: { id: string; title: string } | null;
+  /** Plays an import added (listen_import). */
+  importedPlays?: number | null;
 }
 
 /** "Ana", "Ana and Ben", "Ana and 3 others". */
@@ -18,7 +25,7 @@ export function whoDidIt(actors: Describable["actors"], actorCount: number): str
 }
 
 /** What happened, after the people: "liked your post “Blue in Green”". */
-export function whatHappened(n: Pick<Describable, "kind" | "post">): string {
+export function whatHappened(n: Pick<Describable, "kind" | "post" | "importedPlays">): string {
   const title = n.post ? ` “${n.post.title}”` : "";
   switch (n.kind) {
     case "like":
@@ -35,11 +42,16 @@ export function whatHappened(n: Pick<Describable, "kind" | "post">): string {
       return "asked to follow you";
     case "follow_accept":
       return "accepted your follow request";
+    case "listen_import": {
+      const plays = n.importedPlays ?? 0;
+      return `Your listening history import is done: ${plays.toLocaleString("en-US")} ${plays === 1 ? "play" : "plays"} added`;
+    }
   }
 }
 
 /** The whole sentence, for toasts, mail subjects and screen readers. */
 export function describeNotification(n: Describable): string {
+  if (isSelfNotification(n.kind)) return whatHappened(n);
   return `${whoDidIt(n.actors, n.actorCount)} ${whatHappened(n)}`;
 }
 
@@ -49,6 +61,7 @@ export function notificationHref(n: Describable): string {
     const toComments = n.kind === "comment" || n.kind === "reply" || n.kind === "mention";
     return `/post/${n.post.id}${toComments ? "#comments" : ""}`;
   }
+  if (n.kind === "listen_import") return "/settings/listening";
   // The requests wait for an answer in privacy settings.
   if (n.kind === "follow_request") return "/settings/privacy#follow-requests";
   const actor = n.actors[0];

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { rowsOf } from "~/db/client.server";
-import { comments, posts, profiles, user } from "~/db/schema";
+import { comments, listenImports, posts, profiles, user } from "~/db/schema";
 import { enqueueMail } from "~/features/mail/mail.server";
 import { unsubscribeHeaders, unsubscribeUrl } from "~/features/mail/preferences.server";
 import { renderEmail } from "~/features/mail/render";
@@ -77,6 +77,53 @@ export async function queueNotificationMail(
       text,
       headers: unsubscribeHeaders(unsubscribe),
       idempotencyKey: `notify:${kind}:${recipientId}:${actorId}:${commentId ?? postId ?? "-"}`,
+    },
+    tx,
+  );
+}
+
+/** The mail for a finished listening-history import, when the person wants those by e-mail. */
+export async function queueListenImportMail(
+  tx: DbOrTx,
+  options: { userId: string; importId: string; added: number },
+): Promise<void> {
+  const [facts] = await tx
+    .select({
+      email: user.email,
+      emailVerified: user.emailVerified,
+      isAnonymous: user.isAnonymous,
+      banned: user.banned,
+      added: listenImports.added,
+    })
+    .from(user)
+    .innerJoin(listenImports, eq(listenImports.id, options.importId))
+    .where(eq(user.id, options.userId));
+  if (!facts?.email || !facts.emailVerified || facts.isAnonymous || facts.banned) return;
+  const kind: NotificationKind = "listen_import";
+  const described = {
+    kind,
+    actors: [],
+    actorCount: 0,
+    post: null,
+    importedPlays: facts.added,
+  };
+  const sentence = describeNotification(described);
+  const link = new URL(notificationHref(described), getEnv().BASE_URL).toString();
+  const unsubscribe = unsubscribeUrl({ userId: options.userId, kind });
+  const { html, text } = renderEmail({
+    title: sentence,
+    paragraphs: ["Your journey on Soundtrail now includes the plays from your files."],
+    action: { label: "See your imports", url: link },
+    footer: `You get this because e-mails about ${NOTIFICATION_KIND_LABELS[kind].toLowerCase()} are on. Turn them off: ${unsubscribe}`,
+  });
+  await enqueueMail(
+    {
+      to: facts.email,
+      subject: sentence,
+      html,
+      text,
+      headers: unsubscribeHeaders(unsubscribe),
+      idempotencyKey: `notify:${kind}:${options.userId}:${options.importId}`,
     },
     tx,
   );

@@ -7,6 +7,7 @@ export const NOTIFICATION_KINDS = [
   "follow",
   "follow_request",
   "follow_accept",
+  "listen_import",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -27,6 +28,7 @@ export const NOTIFICATION_DEFAULTS: Record<NotificationKind, NotificationPrefere
   follow: { inApp: true, email: true },
   follow_request: { inApp: true, email: true },
   follow_accept: { inApp: true, email: false },
+  listen_import: { inApp: true, email: false },
 };
 
 export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
@@ -37,7 +39,11 @@ export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
   follow: "New followers",
   follow_request: "Requests to follow you",
   follow_accept: "Your follow requests accepted",
+  listen_import: "Listening history imports finished",
 };
+
+/** Kinds about the person's own things, not someone else's doing (no "who" in the sentence). */
+export const SELF_NOTIFICATION_KINDS: readonly NotificationKind[] = ["listen_import"];
 
 export function isNotificationKind(value: unknown): value is NotificationKind {
   return typeof value === "string" && (NOTIFICATION_KINDS as readonly string[]).includes(value);

@@ -3,6 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { getDb, rowsOf } from "~/db/client.server";
 import {
   comments,
+  listenImports,
   notificationActors,
   notificationPreferences,
   notifications,
@@ -12,7 +13,7 @@ import {
 import type { DbOrTx } from "~/features/posts/post-cards.server";
 import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
 import { publishLive } from "~/features/realtime/bus.server";
-import { queueNotificationMail } from "./email.server";
+import { queueListenImportMail, queueNotificationMail } from "./email.server";
 import { isNotificationKind, NOTIFICATION_DEFAULTS, type NotificationKind } from "./kinds";
 import type { NotificationActor, NotificationPage, NotificationView } from "./types";
 
@@ -330,6 +331,40 @@ export async function notifyUserBlocked(
   await removeActor(tx, { recipientId: event.blockedId, actorId: event.blockerId });
 }
 
+/**
+ * A person's listening-history import finished: they hear of it (the person is its own "actor",
+ * so it lists and counts like every other notification; the sentence names no one). The number
+ * of plays is read from the import when shown. In-app and e-mail follow the preference.
+ */
+export async function notifyListenImportDone(
+  tx: DbOrTx,
+  event: { userId: string; importId: string; added: number },
+): Promise<void> {
+  const kind = "listen_import" satisfies NotificationKind;
+  const [pref] = await tx
+    .select({ inApp: notificationPreferences.inApp, email: notificationPreferences.email })
+    .from(notificationPreferences)
+    .where(
+      and(eq(notificationPreferences.userId, event.userId), eq(notificationPreferences.kind, kind)),
+    );
+  const { inApp, email } = pref ?? NOTIFICATION_DEFAULTS[kind];
+  if (inApp) {
+    await tx.execute(sql`select pg_advisory_xact_lock(${NOTIFICATION_SEQ_LOCK})`);
+    await tx.execute(sql`
+      with n as (
+        insert into ${notifications} (recipient_id, kind, group_key, post_id)
+        values (${event.userId}, ${kind}, ${`${kind}:${event.importId}`}, null)
+        on conflict (recipient_id, group_key) where read_at is null do nothing
+        returning id
+      )
+      insert into ${notificationActors} (notification_id, actor_id)
+      select id, ${event.userId} from n
+      on conflict (notification_id, actor_id) do nothing`);
+    await publishLive(tx, { t: "n", u: event.userId });
+  }
+  if (email) await queueListenImportMail(tx, event);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading.
 
@@ -345,6 +380,7 @@ interface Row {
   actor_count: number;
   actors: NotificationActor[] | string | null;
   comment_content: string | null;
+  imported_plays: number | null;
 }
 
 function toView(row: Row): NotificationView | null {
@@ -365,6 +401,7 @@ function toView(row: Row): NotificationView | null {
     post:
       row.post_id && row.title ? { id: row.post_id, title: row.title, artist: row.artist } : null,
     commentExcerpt: content ? (content.length > 140 ? `${content.slice(0, 139)}…` : content) : null,
+    importedPlays: row.imported_plays === null ? null : Number(row.imported_plays),
   };
 }
 
@@ -386,7 +423,11 @@ async function selectNotifications(options: {
     await getDb().execute(sql`
       select n.id, n.seq, n.kind, n.updated_at, n.read_at, n.post_id, ${p.title} as title,
         ${p.artist} as artist,
-        a.actor_count, a.actors, c.content as comment_content
+        a.actor_count, a.actors, c.content as comment_content,
+        (select ${listenImports.added} from ${listenImports}
+          where n.kind = 'listen_import' and ${listenImports.userId} = n.recipient_id
+            and ${listenImports.id}::text = substr(n.group_key, ${"listen_import:".length + 1})
+        ) as imported_plays
       from ${notifications} n
       left join ${posts} p on ${p.id} = n.post_id and ${canSeePost(recipientId, p)}
       cross join lateral (

@@ -22,6 +22,8 @@ export interface NotificationView {
   post: { id: string; title: string; artist: string | null } | null;
   /** The comment it is about (the newest one in a group), shortened. */
   commentExcerpt: string | null;
+  /** Plays a finished listening-history import added (listen_import only). */
+  importedPlays: number | null;
 }
 
 export interface NotificationPage {

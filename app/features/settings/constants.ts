@@ -45,6 +45,11 @@ export const SETTINGS_SECTIONS = [
     description: "Who sees your posts, who may follow you, blocked people",
   },
   {
+    slug: "listening",
+    label: "Listening history",
+    description: "Import your plays from Spotify, Last.fm and ListenBrainz",
+  },
+  {
     slug: "scrobbling",
     label: "Connected players",
     description: "Tokens that let your music players send what you play",

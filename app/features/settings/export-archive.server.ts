@@ -167,6 +167,7 @@ async function prepareDataExport(options: { id: string; userId: string }): Promi
           "notifications.json  your notifications",
           "settings.json       your notification preferences",
           "assistant-conversations.json  your conversations with the assistant",
+          "listens.json        your listening history (plays, start times in UTC)",
           "images/             the pictures you uploaded",
           "",
         ].join("\n"),
@@ -211,6 +212,7 @@ async function prepareDataExport(options: { id: string; userId: string }): Promi
       data: json(data.assistantConversations),
       compress: true,
     },
+    { name: "listens.json", data: json(data.listens), compress: true },
   ];
   let done = 0;
   for (const image of images) {

@@ -4,6 +4,7 @@ import {
   blocks,
   comments,
   follows,
+  listens,
   notifications,
   postLikes,
   posts,
@@ -19,8 +20,8 @@ import { AppError } from "~/lib/errors";
  * Everything a person created or chose here, as one JSON-ready object: their profile and
  * account details, their posts (with image links), their comments (their own words only),
  * the posts they liked (ids only: another person's post is not theirs to take), whom they
- * follow, who follows them, whom they blocked, their notifications, their preferences and
- * their conversations with the assistant.
+ * follow, who follows them, whom they blocked, their notifications, their preferences,
+ * their conversations with the assistant and their listening history.
  */
 export async function exportPersonData(options: { userId: string }) {
   const { userId } = options;
@@ -136,6 +137,18 @@ export async function exportPersonData(options: { userId: string }) {
     notifications: ownNotifications,
     notificationPreferences: await getNotificationPreferences(userId),
     assistantConversations: await exportConversations({ userId }),
+    listens: await db
+      .select({
+        listenedAt: listens.listenedAt,
+        durationMs: listens.durationMs,
+        artistName: listens.artistName,
+        trackName: listens.trackName,
+        releaseName: listens.releaseName,
+        source: listens.source,
+      })
+      .from(listens)
+      .where(eq(listens.userId, userId))
+      .orderBy(asc(listens.listenedAt), asc(listens.id)),
   };
 }
 

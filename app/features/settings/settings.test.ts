@@ -328,6 +328,7 @@ describe("notification settings", () => {
       follow: [true, true],
       follow_request: [true, false],
       follow_accept: [false, false],
+      listen_import: [false, false],
     });
     expect(after.announcements).toBe(false);
 
@@ -347,6 +348,7 @@ describe("notification settings", () => {
         follow: { inApp: true, email: true },
         follow_request: { inApp: true, email: true },
         follow_accept: { inApp: true, email: false },
+        listen_import: { inApp: true, email: false },
       },
       announcements: true,
     });

@@ -3,7 +3,7 @@ import { Avatar } from "~/components/ui/avatar";
 import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { cn } from "~/lib/utils";
-import { notificationHref, whatHappened, whoDidIt } from "../describe";
+import { isSelfNotification, notificationHref, whatHappened, whoDidIt } from "../describe";
 import type { NotificationKind } from "../kinds";
 import type { NotificationView } from "../types";
 
@@ -15,6 +15,7 @@ const icons: Record<NotificationKind, IconName> = {
   follow: "user-plus",
   follow_request: "clock",
   follow_accept: "user-check",
+  listen_import: "list-music",
 };
 
 /** One notification: who, what, where it leads; unread ones stand out (not by colour alone). */
@@ -50,9 +51,13 @@ export function NotificationItem({
       <div className="min-w-0 flex-1">
         <p className="text-sm">
           {isRead ? null : <span className="sr-only">Unread: </span>}
-          <span className="font-semibold">
-            {whoDidIt(notification.actors, notification.actorCount)}
-          </span>{" "}
+          {isSelfNotification(notification.kind) ? null : (
+            <>
+              <span className="font-semibold">
+                {whoDidIt(notification.actors, notification.actorCount)}
+              </span>{" "}
+            </>
+          )}
           {whatHappened(notification)}
         </p>
         {notification.commentExcerpt ? (

@@ -2,6 +2,7 @@ import {
   Bell,
   ChevronRight,
   Download,
+  ListMusic,
   Lock,
   Mail,
   Palette,
@@ -20,6 +21,7 @@ const ICONS: Record<SettingsSectionSlug, typeof User> = {
   notifications: Bell,
   privacy: Lock,
   scrobbling: Radio,
+  listening: ListMusic,
   data: Download,
   appearance: Palette,
 };

@@ -1,0 +1,550 @@
+import { and, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
+import { getDb, rowsOf } from "~/db/client.server";
+import {
+  type ListenImportStatus,
+  type ListenImportSummary,
+  listenImportRows,
+  listenImports,
+  listens,
+} from "~/db/schema";
+import { notifyListenImportDone } from "~/features/notifications/notifications.server";
+import { AppError } from "~/lib/errors";
+import { logger } from "~/lib/logger.server";
+import { IMPORT_MAX_ROWS } from "./import-constants";
+import type { ListenImportView } from "./import-types";
+import { FORMAT_LABELS_BY_FORMAT } from "./importers/format-labels";
+import { type HistoryFile, readHistoryFiles } from "./importers/read-files.server";
+import { type ImportedPlay, SKIP_REASONS, type SkipReason } from "./importers/types";
+
+/** Plays written to staging per statement while reading the files. */
+const STAGE_BATCH = 2000;
+/** Plays copied into the history per transaction (one progress step). */
+const COPY_BATCH = 5000;
+/** An import not moved on for this long lost its process (a restart): another one takes it. */
+const STALLED_MS = 60 * 1000;
+/** A read of files that has not moved for this long was cut off with its request. */
+const READ_STALLED_MS = 10 * 60 * 1000;
+/** Broken rows listed in the preview (all are counted). */
+const PROBLEMS_SHOWN = 10;
+const TOP_ARTISTS = 5;
+
+export const IMPORT_NOT_FOUND = "This import does not exist or is not yours.";
+
+export type { ListenImportView };
+
+const viewColumns = {
+  id: listenImports.id,
+  status: listenImports.status,
+  summary: listenImports.summary,
+  total: listenImports.total,
+  processed: listenImports.processed,
+  added: listenImports.added,
+  error: listenImports.error,
+  createdAt: listenImports.createdAt,
+};
+
+function toView(row: {
+  id: string;
+  status: ListenImportStatus;
+  summary: ListenImportSummary | null;
+  total: number;
+  processed: number;
+  added: number;
+  error: string | null;
+  createdAt: Date;
+}): ListenImportView {
+  return { ...row, createdAt: row.createdAt.toISOString() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the files into staging: the preview.
+
+/** Writes staged plays in one statement: the rows travel as one JSON parameter. */
+async function stagePlays(importId: string, firstSeq: number, plays: ImportedPlay[]) {
+  if (plays.length === 0) return;
+  const rows = plays.map((p, i) => ({
+    s: firstSeq + i,
+    t: p.listenedAt,
+    d: p.durationMs,
+    a: p.artistName,
+    n: p.trackName,
+    r: p.releaseName,
+    ak: p.artistKey,
+    tk: p.trackKey,
+    rk: p.releaseKey,
+    o: p.source,
+  }));
+  await getDb().execute(sql`
+    insert into ${listenImportRows} (import_id, seq, listened_at, duration_ms, artist_name,
+      track_name, release_name, artist_key, track_key, release_key, source)
+    select ${importId}::uuid, x.s, to_timestamp(x.t), x.d, x.a, x.n, x.r, x.ak, x.tk, x.rk, x.o
+    from json_to_recordset(${JSON.stringify(rows)}::json)
+      as x(s int, t bigint, d int, a text, n text, r text, ak text, tk text, rk text, o text)`);
+}
+
+/** Counts and names for the preview, from the staged plays (exact duplicates included). */
+async function summarise(options: {
+  userId: string;
+  importId: string;
+  skipped: Map<SkipReason, number>;
+  problems: ListenImportSummary["problems"];
+  files: ListenImportSummary["files"];
+}): Promise<ListenImportSummary & { staged: number }> {
+  const db = getDb();
+  const { importId, userId } = options;
+  const [counts] = rowsOf<{
+    staged: number;
+    distinct_plays: number;
+    first: Date | string | null;
+    last: Date | string | null;
+    has_history: boolean;
+  }>(
+    await db.execute(sql`
+      select count(*)::int as staged,
+        count(distinct (listened_at, artist_key, track_key))::int as distinct_plays,
+        min(listened_at) as first, max(listened_at) as last,
+        exists (select 1 from ${listens} where ${listens.userId} = ${userId}) as has_history
+      from ${listenImportRows} where import_id = ${importId}`),
+  );
+  const staged = Number(counts?.staged ?? 0);
+  const distinct = Number(counts?.distinct_plays ?? 0);
+  let known = 0;
+  if (counts?.has_history && staged > 0) {
+    const [row] = rowsOf<{ known: number }>(
+      await db.execute(sql`
+        select count(*)::int as known from (
+          select distinct listened_at, artist_key, track_key
+          from ${listenImportRows} where import_id = ${importId}) s
+        where exists (select 1 from ${listens} l where l.user_id = ${userId}
+          and l.listened_at = s.listened_at and l.artist_key = s.artist_key
+          and l.track_key = s.track_key)`),
+    );
+    known = Number(row?.known ?? 0);
+  }
+  const top = rowsOf<{ name: string; plays: number }>(
+    await db.execute(sql`
+      select min(artist_name) as name, count(*)::int as plays
+      from ${listenImportRows} where import_id = ${importId}
+      group by artist_key order by plays desc, name limit ${TOP_ARTISTS}`),
+  );
+  const skipped = new Map(options.skipped);
+  const duplicates = staged - distinct + known;
+  if (duplicates > 0) skipped.set("duplicate", (skipped.get("duplicate") ?? 0) + duplicates);
+  const iso = (value: Date | string | null | undefined) =>
+    value ? new Date(value).toISOString() : null;
+  return {
+    staged,
+    plays: distinct - known,
+    firstPlayedAt: iso(counts?.first),
+    lastPlayedAt: iso(counts?.last),
+    topArtists: top.map((t) => ({ name: t.name, plays: Number(t.plays) })),
+    skipped: (Object.keys(SKIP_REASONS) as SkipReason[])
+      .filter((reason) => (skipped.get(reason) ?? 0) > 0)
+      .map((reason) => ({ reason: SKIP_REASONS[reason], count: skipped.get(reason) ?? 0 })),
+    problems: options.problems,
+    files: options.files,
+  };
+}
+
+/**
+ * Reads the uploaded history files (streamed from disk, zips entry by entry) into the staging
+ * table and saves what a preview shows. Nothing reaches the person's history until they
+ * confirm. A newer upload replaces a preview still waiting; while an import is running, a new
+ * one is refused.
+ */
+export async function createListenImport(options: {
+  userId: string;
+  files: HistoryFile[];
+}): Promise<ListenImportView> {
+  const { userId } = options;
+  if (options.files.length === 0) {
+    throw new AppError("invalid", "Choose at least one file to import.");
+  }
+  const db = getDb();
+  await recoverStalledImports({ userId });
+  const [running] = await db
+    .select({ id: listenImports.id })
+    .from(listenImports)
+    .where(and(eq(listenImports.userId, userId), eq(listenImports.status, "importing")));
+  if (running) {
+    throw new AppError(
+      "conflict",
+      "An import is still running. Wait for it to finish before you add more files.",
+    );
+  }
+  await db
+    .update(listenImports)
+    .set({ status: "cancelled", updatedAt: sql`now()` })
+    .where(and(eq(listenImports.userId, userId), eq(listenImports.status, "preview")));
+  await deleteStagingOfCancelled(userId);
+  const [created] = await db.insert(listenImports).values({ userId }).returning(viewColumns);
+  if (!created) throw new Error("listen import insert returned nothing");
+  const importId = created.id;
+  try {
+    const skipped = new Map<SkipReason, number>();
+    const problems: ListenImportSummary["problems"] = [];
+    const files: ListenImportSummary["files"] = [];
+    let batch: ImportedPlay[] = [];
+    let seq = 0;
+    let rows = 0;
+    for await (const event of readHistoryFiles(options.files)) {
+      if (event.type === "file") {
+        files.push({
+          name: event.report.name,
+          format: FORMAT_LABELS_BY_FORMAT[event.report.format],
+          rows: event.report.rows,
+        });
+        continue;
+      }
+      const { item } = event;
+      rows++;
+      if (rows > IMPORT_MAX_ROWS) {
+        throw new AppError(
+          "too_large",
+          `These files hold more than ${IMPORT_MAX_ROWS.toLocaleString("en-US")} plays. Import them in parts.`,
+        );
+      }
+      if (item.kind === "skip") {
+        skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
+        if (item.reason === "broken" && problems.length < PROBLEMS_SHOWN) {
+          problems.push({
+            file: event.file,
+            line: item.line ?? 0,
+            message: item.message ?? "The row could not be read.",
+          });
+        }
+        continue;
+      }
+      batch.push(item);
+      if (batch.length >= STAGE_BATCH) {
+        await stagePlays(importId, seq + 1, batch);
+        seq += batch.length;
+        batch = [];
+        // A sign of life, so a read cut off by a restart can be told from a long one.
+        if (seq % (STAGE_BATCH * 50) === 0) {
+          await db
+            .update(listenImports)
+            .set({ updatedAt: sql`now()` })
+            .where(eq(listenImports.id, importId));
+        }
+      }
+    }
+    await stagePlays(importId, seq + 1, batch);
+    seq += batch.length;
+    if (files.every((f) => f.rows === 0) && seq === 0 && skipped.size === 0) {
+      throw new AppError(
+        "invalid",
+        "None of these files is a listening history we can read. Choose the files named in the steps above.",
+      );
+    }
+    const { staged, ...summary } = await summarise({
+      userId,
+      importId,
+      skipped,
+      problems,
+      files,
+    });
+    const [row] = await db
+      .update(listenImports)
+      .set({ summary, total: staged, updatedAt: sql`now()` })
+      .where(and(eq(listenImports.id, importId), eq(listenImports.status, "preview")))
+      .returning(viewColumns);
+    if (!row) {
+      throw new AppError(
+        "conflict",
+        "Newer files were uploaded meanwhile; their preview is the one shown.",
+      );
+    }
+    return toView(row);
+  } catch (error) {
+    await db
+      .delete(listenImports)
+      .where(eq(listenImports.id, importId))
+      .catch(() => {});
+    throw error;
+  }
+}
+
+async function deleteStagingOfCancelled(userId: string): Promise<void> {
+  await getDb().execute(sql`
+    delete from ${listenImportRows} r using ${listenImports} i
+    where r.import_id = i.id and i.user_id = ${userId} and i.status in ('cancelled', 'done', 'failed')`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading imports.
+
+/** The person's imports, newest first (at most `limit`); stalled ones are taken up again. */
+export async function listListenImports(options: {
+  userId: string;
+  limit?: number;
+}): Promise<ListenImportView[]> {
+  await recoverStalledImports({ userId: options.userId });
+  const rows = await getDb()
+    .select(viewColumns)
+    .from(listenImports)
+    .where(eq(listenImports.userId, options.userId))
+    .orderBy(desc(listenImports.createdAt))
+    .limit(Math.min(Math.max(options.limit ?? 10, 1), 50));
+  return rows.map(toView);
+}
+
+async function getOwnImport(userId: string, importId: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(importId)) throw new AppError("not_found", IMPORT_NOT_FOUND);
+  const [row] = await getDb()
+    .select(viewColumns)
+    .from(listenImports)
+    .where(and(eq(listenImports.id, importId), eq(listenImports.userId, userId)));
+  if (!row) throw new AppError("not_found", IMPORT_NOT_FOUND);
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Confirm, cancel.
+
+/** The person confirms a preview: it is imported in the background from now on. */
+export async function confirmListenImport(options: {
+  userId: string;
+  importId: string;
+}): Promise<ListenImportView> {
+  const current = await getOwnImport(options.userId, options.importId);
+  if (current.status !== "preview") {
+    if (current.status === "importing" || current.status === "done") return toView(current);
+    throw new AppError("conflict", "This preview was cancelled. Upload the files again.");
+  }
+  if (current.summary === null) {
+    throw new AppError("conflict", "The files are still being read. Try again in a moment.");
+  }
+  const [row] = await getDb()
+    .update(listenImports)
+    .set({ status: "importing", processed: 0, added: 0, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(listenImports.id, options.importId),
+        eq(listenImports.userId, options.userId),
+        eq(listenImports.status, "preview"),
+      ),
+    )
+    .returning(viewColumns);
+  if (!row) return toView(await getOwnImport(options.userId, options.importId));
+  startJob(row.id);
+  return toView(row);
+}
+
+/** The person drops a preview: its staged plays are deleted and nothing is imported. */
+export async function cancelListenImport(options: {
+  userId: string;
+  importId: string;
+}): Promise<void> {
+  const current = await getOwnImport(options.userId, options.importId);
+  if (current.status === "cancelled") return;
+  if (current.status !== "preview") {
+    throw new AppError("conflict", "Only a preview can be cancelled; this import already started.");
+  }
+  await getDb().transaction(async (tx) => {
+    const updated = await tx
+      .update(listenImports)
+      .set({ status: "cancelled", updatedAt: sql`now()` })
+      .where(and(eq(listenImports.id, options.importId), eq(listenImports.status, "preview")))
+      .returning({ id: listenImports.id });
+    if (updated.length > 0) {
+      await tx.delete(listenImportRows).where(eq(listenImportRows.importId, options.importId));
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The background copy.
+
+const running = new Map<string, Promise<void>>();
+let isStopping = false;
+
+/** Waits for the imports this process is copying (tests, and shutdown). */
+export async function settleListenImports(): Promise<void> {
+  while (running.size > 0) await Promise.allSettled([...running.values()]);
+}
+
+function startJob(importId: string): void {
+  if (running.has(importId) || isStopping) return;
+  const job = copyImport(importId)
+    .catch(async (error: unknown) => {
+      logger.error({ err: error, importId }, "listening history import failed");
+      await getDb()
+        .update(listenImports)
+        .set({
+          status: "failed",
+          error:
+            "The import stopped because of an error on our side. Nothing was added twice; upload the files again to finish it.",
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(listenImports.id, importId), eq(listenImports.status, "importing")))
+        .catch(() => {});
+      await getDb()
+        .delete(listenImportRows)
+        .where(eq(listenImportRows.importId, importId))
+        .catch(() => {});
+    })
+    .finally(() => running.delete(importId));
+  running.set(importId, job);
+}
+
+/** Thrown inside a batch when another process took the import over. */
+class LostImport extends Error {}
+
+/**
+ * Copies the staged plays into the history in batches of COPY_BATCH by `seq`. Each batch and
+ * its progress commit together, and a batch only commits if `processed` is still where this
+ * job left it, so a restart (or a second instance) resumes exactly where it stopped and never
+ * counts a play twice. Plays already there (the natural key) are left alone.
+ */
+async function copyImport(importId: string): Promise<void> {
+  const db = getDb();
+  while (!isStopping) {
+    const [current] = await db
+      .select({
+        userId: listenImports.userId,
+        status: listenImports.status,
+        total: listenImports.total,
+        processed: listenImports.processed,
+      })
+      .from(listenImports)
+      .where(eq(listenImports.id, importId));
+    if (current?.status !== "importing") return;
+    const from = current.processed;
+    if (from >= current.total) {
+      await finishImport(importId, current.userId);
+      return;
+    }
+    const to = Math.min(from + COPY_BATCH, current.total);
+    try {
+      await db.transaction(async (tx) => {
+        const [moved] = rowsOf<{ processed: number }>(
+          await tx.execute(sql`
+            with moved as (
+              insert into ${listens} (user_id, listened_at, duration_ms, artist_name, track_name,
+                release_name, artist_key, track_key, release_key, source, import_id)
+              select ${current.userId}, listened_at, duration_ms, artist_name, track_name,
+                release_name, artist_key, track_key, release_key, source, import_id
+              from ${listenImportRows}
+              where import_id = ${importId} and seq > ${from} and seq <= ${to}
+              order by seq
+              on conflict (user_id, listened_at, artist_key, track_key) do nothing
+              returning 1
+            )
+            update ${listenImports}
+            set processed = ${to}, added = added + (select count(*)::int from moved),
+              updated_at = now()
+            where id = ${importId} and status = 'importing' and processed = ${from}
+            returning processed`),
+        );
+        if (!moved) throw new LostImport();
+      });
+    } catch (error) {
+      if (error instanceof LostImport) return;
+      throw error;
+    }
+  }
+}
+
+async function finishImport(importId: string, userId: string): Promise<void> {
+  await getDb().transaction(async (tx) => {
+    const [done] = await tx
+      .update(listenImports)
+      .set({ status: "done", updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(listenImports.id, importId),
+          eq(listenImports.status, "importing"),
+          sql`${listenImports.processed} >= ${listenImports.total}`,
+        ),
+      )
+      .returning({ added: listenImports.added });
+    if (!done) return;
+    await tx.delete(listenImportRows).where(eq(listenImportRows.importId, importId));
+    await notifyListenImportDone(tx, { userId, importId, added: done.added });
+  });
+}
+
+/**
+ * Takes up imports whose process stopped (a restart, a crash): an `importing` import that has
+ * not moved for STALLED_MS is claimed (its clock reset, so only one process claims it) and its
+ * copy resumes where it stopped. With `userId`, only that person's.
+ */
+export async function recoverStalledImports(options: { userId?: string } = {}): Promise<number> {
+  if (isStopping) return 0;
+  // A read that stopped moving (its request ended with its process) never gets its preview.
+  const abandoned = await getDb()
+    .update(listenImports)
+    .set({
+      status: "failed",
+      error: "Reading the files stopped before the preview was ready. Upload them again.",
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(listenImports.status, "preview"),
+        isNull(listenImports.summary),
+        lt(listenImports.updatedAt, new Date(Date.now() - READ_STALLED_MS)),
+        options.userId ? eq(listenImports.userId, options.userId) : undefined,
+      ),
+    )
+    .returning({ id: listenImports.id });
+  if (abandoned.length > 0) {
+    await getDb()
+      .delete(listenImportRows)
+      .where(
+        inArray(
+          listenImportRows.importId,
+          abandoned.map((a) => a.id),
+        ),
+      );
+  }
+  const claimed = await getDb()
+    .update(listenImports)
+    .set({ updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(listenImports.status, "importing"),
+        lt(listenImports.updatedAt, new Date(Date.now() - STALLED_MS)),
+        options.userId ? eq(listenImports.userId, options.userId) : undefined,
+        running.size > 0 ? notInArray(listenImports.id, [...running.keys()]) : undefined,
+      ),
+    )
+    .returning({ id: listenImports.id });
+  for (const { id } of claimed) startJob(id);
+  return claimed.length;
+}
+
+let timer: ReturnType<typeof setInterval> | null = null;
+
+/** Resumes stalled imports now and every half minute (the server calls it at start). */
+export function startListenImportWorker(): void {
+  isStopping = false;
+  if (timer) return;
+  const tick = () => {
+    recoverStalledImports().catch((error: unknown) =>
+      logger.warn({ err: error }, "could not look for stalled imports"),
+    );
+  };
+  tick();
+  timer = setInterval(tick, 30_000);
+  timer.unref();
+}
+
+/** Stops taking batches (each running copy ends after its current batch) and waits. */
+export async function stopListenImportWorker(): Promise<void> {
+  isStopping = true;
+  if (timer) clearInterval(timer);
+  timer = null;
+  await settleListenImports();
+}
+
+/** For tests: lets jobs start again after a simulated stop. */
+export function resumeListenImportJobs(): void {
+  isStopping = false;
+}
+
+/** For tests: which imports this process is copying. */
+export function runningListenImports(): string[] {
+  return [...running.keys()];
+}
