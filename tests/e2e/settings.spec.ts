@@ -89,7 +89,7 @@ test("edits the profile in settings and sees it on /profile", async ({ browser }
 
   await gotoHydrated(page, "/profile");
   await expect(page.getByRole("heading", { level: 1, name: "Sam Renamed" })).toBeVisible();
-  await expect(page.getByText(`@${renamed}`)).toBeVisible();
+  await expect(page.locator("#main").getByText(`@${renamed}`)).toBeVisible();
   await expect(page.getByText("Krautrock and kitchen radio.")).toBeVisible();
   const avatar = page.locator("header img[src^='/media/']").first();
   await expect(avatar).toBeVisible();
@@ -151,7 +151,7 @@ for (const mode of ["light", "dark"] as const) {
     for (const [path, text] of SECTIONS) {
       await gotoHydrated(page, path);
       await expect(page.locator("html")).toHaveAttribute("data-theme", mode);
-      await expect(page.getByText(text, { exact: true }).first()).toBeVisible();
+      await expect(page.locator("#main").getByText(text, { exact: true }).first()).toBeVisible();
       await expectNoAxeViolations(page);
     }
     await page.context().close();

@@ -197,6 +197,12 @@ const accountItemClass =
 function AccountMenu({ viewer, colorMode }: { viewer: HeaderViewer; colorMode: ColorMode }) {
   const details = useRef<HTMLDetailsElement>(null);
   const location = useLocation();
+  // The server renders the items (without JavaScript the closed <details> hides them); once the
+  // page is hydrated they exist only while the menu is open, so nothing hidden doubles the
+  // person's name, "Profile" or "Settings" on the page.
+  const [isHydrated, setHydrated] = useState(false);
+  const [isOpen, setOpen] = useState(false);
+  useEffect(() => setHydrated(true), []);
   // biome-ignore lint/correctness/useExhaustiveDependencies: close whenever the page changes
   useEffect(() => {
     if (details.current) details.current.open = false;
@@ -215,6 +221,7 @@ function AccountMenu({ viewer, colorMode }: { viewer: HeaderViewer; colorMode: C
     <details
       ref={details}
       className="relative"
+      onToggle={(event) => setOpen(event.currentTarget.open)}
       onKeyDown={(event) => {
         if (event.key === "Escape" && details.current?.open) {
           details.current.open = false;
@@ -231,44 +238,46 @@ function AccountMenu({ viewer, colorMode }: { viewer: HeaderViewer; colorMode: C
         </span>
         <span className="sr-only">{`Account menu, ${viewer.displayName}`}</span>
       </summary>
-      <div className="absolute right-0 z-40 mt-2 w-64 rounded-xl border border-border bg-card p-1 shadow-lg">
-        <p className="border-b border-border px-3 py-2 text-sm">
-          <span className="block truncate font-semibold">{viewer.displayName}</span>
-          <span className="block truncate text-muted-foreground">@{viewer.username}</span>
-        </p>
-        <ul className="py-1">
-          <li>
-            <NavLink to="/profile" className={accountItemClass}>
-              <Icon name="user" className="size-4" />
-              Profile
-            </NavLink>
-          </li>
-          <li>
-            <NavLink to="/settings" className={accountItemClass}>
-              <Icon name="settings" className="size-4" />
-              Settings
-            </NavLink>
-          </li>
-          {viewer.isAdmin ? (
+      {isHydrated && !isOpen ? null : (
+        <div className="absolute right-0 z-40 mt-2 w-64 rounded-xl border border-border bg-card p-1 shadow-lg">
+          <p className="border-b border-border px-3 py-2 text-sm">
+            <span className="block truncate font-semibold">{viewer.displayName}</span>
+            <span className="block truncate text-muted-foreground">@{viewer.username}</span>
+          </p>
+          <ul className="py-1">
             <li>
-              <NavLink to="/admin" className={accountItemClass}>
-                <Icon name="shield" className="size-4" />
-                Admin
+              <NavLink to="/profile" className={accountItemClass}>
+                <Icon name="user" className="size-4" />
+                Profile
               </NavLink>
             </li>
-          ) : null}
-        </ul>
-        <div className="flex items-center justify-between border-t border-border px-3 py-2">
-          <span className="text-sm text-muted-foreground">Theme</span>
-          <ColorModeSwitch current={colorMode} />
+            <li>
+              <NavLink to="/settings" className={accountItemClass}>
+                <Icon name="settings" className="size-4" />
+                Settings
+              </NavLink>
+            </li>
+            {viewer.isAdmin ? (
+              <li>
+                <NavLink to="/admin" className={accountItemClass}>
+                  <Icon name="shield" className="size-4" />
+                  Admin
+                </NavLink>
+              </li>
+            ) : null}
+          </ul>
+          <div className="flex items-center justify-between border-t border-border px-3 py-2">
+            <span className="text-sm text-muted-foreground">Theme</span>
+            <ColorModeSwitch current={colorMode} />
+          </div>
+          <Form method="post" action="/auth/logout" className="border-t border-border pt-1">
+            <Button type="submit" variant="ghost" size="sm" className={accountItemClass}>
+              <Icon name="log-out" className="size-4" />
+              Sign out
+            </Button>
+          </Form>
         </div>
-        <Form method="post" action="/auth/logout" className="border-t border-border pt-1">
-          <Button type="submit" variant="ghost" size="sm" className={accountItemClass}>
-            <Icon name="log-out" className="size-4" />
-            Sign out
-          </Button>
-        </Form>
-      </div>
+      )}
     </details>
   );
 }
