@@ -15,6 +15,11 @@ export interface JourneyOwner {
   displayName: string;
 }
 
+/** The owner fields a journey view carries (not the whole profile). */
+export function ownerOf(profile: JourneyOwner): JourneyOwner {
+  return { id: profile.id, username: profile.username, displayName: profile.displayName };
+}
+
 /** What a journey page or section shows; `hidden` carries only the audience for the message. */
 export type JourneyView =
   | { state: "hidden"; owner: JourneyOwner; audience: JourneyAudience }
