@@ -2,6 +2,7 @@ import { cpus, loadavg } from "node:os";
 import { benchFeedQuery } from "./feed-query";
 import { benchFeedSsr } from "./feed-ssr";
 import { benchHtmlSize } from "./html-size";
+import { benchJourneyStats } from "./journey-stats";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
 import { benchLoad } from "./load";
@@ -20,6 +21,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "js-size": benchJsSize,
   "html-size": benchHtmlSize,
   "search-query": benchSearchQuery,
+  "journey-stats": benchJourneyStats,
   load: benchLoad,
   maintenance: benchMaintenance,
 };
@@ -32,11 +34,13 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
-  // The load and maintenance runs (several minutes each) only when asked for by name.
+  // The load, maintenance and journey-stats runs (several minutes each) only when asked for by name.
   const chosen =
     args.length > 0
       ? args
-      : Object.keys(STEPS).filter((step) => step !== "load" && step !== "maintenance");
+      : Object.keys(STEPS).filter(
+          (step) => step !== "load" && step !== "maintenance" && step !== "journey-stats",
+        );
   const outcomes: StepOutcome[] = [];
   const failures: string[] = [];
   for (const step of chosen) {

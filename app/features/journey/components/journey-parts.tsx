@@ -65,13 +65,24 @@ export const TASTE_SENTENCE =
 const percent = (share: number) => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
 
 /** The taste match with its explanation: the formula, the shared artists and the differences. */
-export function TasteMatchPanel({ taste, name }: { taste: TasteMatch; name: string }) {
+export function TasteMatchPanel({
+  taste,
+  name,
+  level = 3,
+}: {
+  taste: TasteMatch;
+  name: string;
+  /** The heading level of its title (its lists get the next one). */
+  level?: 2 | 3;
+}) {
+  const Title = level === 2 ? "h2" : "h3";
+  const Sub = level === 2 ? "h3" : "h4";
   if (taste.yourPlays === 0 || taste.theirPlays === 0) {
     return (
       <section aria-labelledby="taste-heading" className="rounded-lg border border-border p-4">
-        <h3 id="taste-heading" className="font-semibold">
+        <Title id="taste-heading" className="font-semibold">
           Taste match
-        </h3>
+        </Title>
         <p className="mt-1 text-sm text-muted-foreground">
           {taste.yourPlays === 0
             ? "Bring in your own plays to see how your taste matches."
@@ -82,13 +93,13 @@ export function TasteMatchPanel({ taste, name }: { taste: TasteMatch; name: stri
   }
   return (
     <section aria-labelledby="taste-heading" className="rounded-lg border border-border p-4">
-      <h3 id="taste-heading" className="font-semibold">
+      <Title id="taste-heading" className="font-semibold">
         Taste match: <span className="text-primary">{taste.percent}%</span>
-      </h3>
+      </Title>
       <p className="mt-1 text-sm text-muted-foreground">{TASTE_SENTENCE}</p>
       <div className="mt-3 grid gap-4 sm:grid-cols-2">
         <div>
-          <h4 className="text-sm font-semibold">You both play</h4>
+          <Sub className="text-sm font-semibold">You both play</Sub>
           {taste.shared.length === 0 ? (
             <p className="text-sm text-muted-foreground">No artist in common yet.</p>
           ) : (
@@ -106,7 +117,7 @@ export function TasteMatchPanel({ taste, name }: { taste: TasteMatch; name: stri
           )}
         </div>
         <div>
-          <h4 className="text-sm font-semibold">Where you differ</h4>
+          <Sub className="text-sm font-semibold">Where you differ</Sub>
           {taste.differences.length === 0 ? (
             <p className="text-sm text-muted-foreground">You play all their top artists too.</p>
           ) : (

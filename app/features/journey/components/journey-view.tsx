@@ -128,9 +128,9 @@ function TopList({
   const id = useId();
   return (
     <section aria-labelledby={id} className="min-w-0">
-      <h3 id={id} className="mb-2 font-semibold">
+      <h2 id={id} className="mb-2 font-semibold">
         {title}
-      </h3>
+      </h2>
       {items.length === 0 ? (
         <p className="text-sm text-muted-foreground">{empty}</p>
       ) : (
@@ -172,9 +172,9 @@ function ChartCard({
   const isClient = useIsClient();
   return (
     <section aria-labelledby={id} className="min-w-0">
-      <h3 id={id} className="font-semibold">
+      <h2 id={id} className="font-semibold">
         {title}
-      </h3>
+      </h2>
       <p className="mb-3 text-sm text-muted-foreground">{description}</p>
       <div className="min-h-[220px]">
         {isClient ? <Suspense fallback={null}>{chart}</Suspense> : null}
@@ -238,7 +238,7 @@ export function JourneyView({
       <p className="text-sm text-muted-foreground">
         {period.label}: {range}.
       </p>
-      {taste ? <TasteMatchPanel taste={taste} name={name} /> : null}
+      {taste ? <TasteMatchPanel taste={taste} name={name} level={2} /> : null}
       {stats.totals.plays === 0 ? (
         <p role="status" className="rounded-lg border border-border p-4 text-sm">
           No plays in this period. Choose another one above.
@@ -359,9 +359,9 @@ export function JourneyView({
             }
           />
           <section aria-labelledby="discoveries-heading">
-            <h3 id="discoveries-heading" className="mb-2 font-semibold">
+            <h2 id="discoveries-heading" className="mb-2 font-semibold">
               Discoveries
-            </h3>
+            </h2>
             {stats.discoveries.count === 0 ? (
               <p className="text-sm text-muted-foreground">
                 No new artists in this period: every artist played was played before.
@@ -392,9 +392,9 @@ export function JourneyView({
         </>
       )}
       <section aria-labelledby="journey-posts-heading">
-        <h3 id="journey-posts-heading" className="mb-2 font-semibold">
+        <h2 id="journey-posts-heading" className="mb-2 font-semibold">
           Posts in this period
-        </h3>
+        </h2>
         {posts.posts.length === 0 ? (
           <p className="text-sm text-muted-foreground">No posts you can see in this period.</p>
         ) : (
