@@ -36,7 +36,7 @@ async function generatePlays(handle: DatabaseHandle, plays: number): Promise<str
     const to = Math.min(plays, from + chunk) - 1;
     await db.execute(sql`insert into listens (user_id, listened_at, duration_ms, artist_name,
         track_name, release_name, artist_key, track_key, release_key, source)
-      select ${OWNER}, ${start.toISOString()}::timestamptz + make_interval(secs => floor(i * ${step})),
+      select ${OWNER}, ${start.toISOString()}::timestamptz + make_interval(secs => floor(i * ${step}::float8)),
         case when i % 10 = 0 then null else 180000 + (i % 120) * 1000 end,
         'Artist ' || a, 'Track ' || a || '.' || (i % 10), 'Album ' || a || '.' || (i % 3),
         'artist ' || a, 'track ' || a || ' ' || (i % 10), 'album ' || a || ' ' || (i % 3), 'scrobble'
