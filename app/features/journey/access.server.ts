@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { follows, type JourneyAudience, journeySettings } from "~/db/schema";
 import { blockedBetween } from "~/features/posts/visibility.server";
@@ -99,4 +99,19 @@ export async function saveJourneySettings(
     .insert(journeySettings)
     .values({ userId: options.userId, ...values })
     .onConflictDoUpdate({ target: journeySettings.userId, set: values });
+}
+
+/**
+ * The rule of getJourneyAccess as an SQL predicate on an owner id (for lists of people): the
+ * viewer themself, or, across no block, an `everyone` journey or a `followers` one (the default,
+ * also without a settings row) of someone the viewer follows.
+ */
+export function canSeeJourney(viewerId: string, ownerId: SQLWrapper): SQL {
+  const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
+    where ${journeySettings.userId} = ${ownerId}), 'followers')`;
+  return sql`(${ownerId} = ${viewerId} or (
+    not ${blockedBetween(ownerId, viewerId)}
+    and (${audience} = 'everyone'
+      or (${audience} = 'followers' and exists (select 1 from ${follows}
+        where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${ownerId})))))`;
 }
