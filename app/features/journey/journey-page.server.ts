@@ -7,8 +7,6 @@ import { getJourneyStats, type JourneyStats, type RankedArtist } from "./stats.s
 import { getTasteMatch, type TasteMatch } from "./taste.server";
 import { listPostsInPeriod, type TimelinePost } from "./timeline.server";
 
-const DAY_MS = 86_400_000;
-
 export interface JourneyOwner {
   id: string;
   username: string;
@@ -111,36 +109,21 @@ export async function loadJourneySummary(options: {
     return { state: "empty", owner, isOwner: access.isOwner };
   }
   const now = options.now ?? new Date();
-  const end = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS);
-  const start = new Date(end.getTime() - 30 * DAY_MS);
+  // The journey page's default period (the last 30 days), so both share one cached result.
+  const { start, end } = resolvePeriod(new URLSearchParams({ period: "month" }), now);
   const hidden = access.hiddenArtists;
-  const notHidden =
-    hidden.length > 0
-      ? sql`${listens.artistKey} not in (select jsonb_array_elements_text(${JSON.stringify(hidden)}::jsonb))`
-      : sql`true`;
-  const [rows, taste] = await Promise.all([
-    getDb().execute(sql`select ${listens.artistKey} as key,
-        mode() within group (order by ${listens.artistName}) as name, count(*)::int as plays,
-        sum(count(*)) over ()::int as total
-      from ${listens}
-      where ${listens.userId} = ${owner.id} and ${listens.listenedAt} >= ${start.toISOString()}::timestamptz
-        and ${listens.listenedAt} < ${end.toISOString()}::timestamptz and ${notHidden}
-      group by ${listens.artistKey} order by plays desc, key limit 5`),
+  const [stats, taste] = await Promise.all([
+    getJourneyStats({ userId: owner.id, start, end, hiddenArtists: hidden, now }),
     viewerId && !access.isOwner
       ? getTasteMatch({ viewerId, otherId: owner.id, otherHiddenArtists: hidden, now })
       : Promise.resolve(null),
   ]);
-  const list = (rows as unknown as { rows: Record<string, unknown>[] }).rows;
   return {
     state: "shown",
     owner,
     isOwner: access.isOwner,
-    plays: Number(list[0]?.total ?? 0),
-    topArtists: list.map((r) => ({
-      key: String(r.key),
-      name: String(r.name),
-      plays: Number(r.plays),
-    })),
+    plays: stats.totals.plays,
+    topArtists: stats.topArtists.slice(0, 5),
     taste,
   };
 }

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
+import { cachedByListens } from "./cache.server";
 
 /** A play whose length the source did not say counts as this long (and the total says so). */
 export const ESTIMATED_PLAY_MS = 210_000;
@@ -217,6 +218,28 @@ export async function getPlayRange(options: {
  * through the (user_id, listened_at) index.
  */
 export async function getJourneyStats(options: {
+  userId: string;
+  start: Date | null;
+  end: Date;
+  hiddenArtists?: string[];
+  now?: Date;
+}): Promise<JourneyStats> {
+  const today = day(options.now ?? new Date());
+  return cachedByListens(
+    options.userId,
+    [
+      "stats",
+      options.start?.toISOString() ?? null,
+      options.end.toISOString(),
+      [...(options.hiddenArtists ?? [])].sort(),
+      today,
+    ],
+    () => computeJourneyStats(options),
+  );
+}
+
+/** getJourneyStats without the cache: every statement, every time (the bench's cold numbers). */
+export async function computeJourneyStats(options: {
   userId: string;
   start: Date | null;
   end: Date;

@@ -1,6 +1,7 @@
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
-import { follows, listens } from "~/db/schema";
+import { follows, journeyStatsCache, listens, user } from "~/db/schema";
 import { blockUser } from "~/features/blocks/blocks.server";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
@@ -271,6 +272,39 @@ describe("journey stats for a known set of plays", () => {
     const junk = resolvePeriod(new URLSearchParams("period=custom&from=2025-02-30&to=x"), NOW);
     expect(junk.error).toMatch(/date/);
     expect(resolvePeriod(new URLSearchParams("period=decade"), NOW).error).toBe("Choose a period.");
+  });
+});
+
+describe("the stats cache", () => {
+  it("serves stored stats until the plays change, whoever changes them", async () => {
+    const person = await createTestUser();
+    await insertPlays(person.id, [{ at: "2025-06-10T10:00:00Z", artist: "Low", track: "Words" }]);
+    const range = { userId: person.id, ...JUNE_RANGE, now: NOW };
+    expect((await getJourneyStats(range)).totals.plays).toBe(1);
+    const [cached] = await getDb()
+      .select({ version: journeyStatsCache.version })
+      .from(journeyStatsCache)
+      .where(eq(journeyStatsCache.userId, person.id));
+    expect(cached?.version).toBe(1);
+    expect((await getJourneyStats(range)).totals.plays).toBe(1);
+    await insertPlays(person.id, [{ at: "2025-06-11T10:00:00Z", artist: "Low", track: "Lullaby" }]);
+    expect((await getJourneyStats(range)).totals.plays).toBe(2);
+    await getDb().delete(listens).where(eq(listens.userId, person.id));
+    expect((await getJourneyStats(range)).totals.plays).toBe(0);
+    // Stale rows are cleaned up: one row per key, at the current version.
+    const rows = await getDb()
+      .select({ version: journeyStatsCache.version })
+      .from(journeyStatsCache)
+      .where(eq(journeyStatsCache.userId, person.id));
+    expect(rows).toEqual([{ version: 3 }]);
+  });
+
+  it("lets an account with plays be deleted (the triggers skip people being deleted)", async () => {
+    const person = await createTestUser();
+    await insertPlays(person.id, [{ at: "2025-06-10T10:00:00Z", artist: "Low", track: "Words" }]);
+    await getDb().delete(user).where(eq(user.id, person.id));
+    const left = await getDb().select().from(listens).where(eq(listens.userId, person.id));
+    expect(left).toEqual([]);
   });
 });
 

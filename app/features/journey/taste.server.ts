@@ -1,6 +1,7 @@
 import { and, desc, gte, lt, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
+import { cachedByListens } from "./cache.server";
 
 const DAY_MS = 86_400_000;
 /** How many of each person's top artists the match compares. */
@@ -117,14 +118,15 @@ export async function getTasteMatch(options: {
   const now = options.now ?? new Date();
   const end = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS);
   const start = new Date(end.getTime() - 365 * DAY_MS);
+  const shares = (userId: string, hiddenArtists: string[]) =>
+    cachedByListens(
+      userId,
+      ["shares", start.toISOString(), end.toISOString(), [...hiddenArtists].sort()],
+      () => topArtistShares({ userId, start, end, hiddenArtists }),
+    );
   const [yours, theirs] = await Promise.all([
-    topArtistShares({ userId: options.viewerId, start, end }),
-    topArtistShares({
-      userId: options.otherId,
-      start,
-      end,
-      hiddenArtists: options.otherHiddenArtists,
-    }),
+    shares(options.viewerId, []),
+    shares(options.otherId, options.otherHiddenArtists),
   ]);
   return compareTastes(yours, theirs);
 }
