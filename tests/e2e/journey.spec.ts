@@ -59,6 +59,14 @@ test.describe("the owner", () => {
     const cells = await table.locator("tbody td").allInnerTexts();
     expect(cells.map(Number).reduce((sum, n) => sum + n, 0)).toBe(total);
 
+    // Chapters: the taste shifts of the seeded history; the owner titles one.
+    const chapters = page.getByRole("region", { name: "Chapters" });
+    await expect(chapters.getByRole("listitem")).toHaveCount(2);
+    await chapters.getByText("Give it a title and a note").first().click();
+    await chapters.getByLabel("Title").first().fill("Burial winter");
+    await chapters.getByRole("button", { name: "Save chapter" }).first().click();
+    await expect(chapters.getByRole("heading", { name: "Burial winter" })).toBeVisible();
+
     // The period is in the URL, and a reversed custom range says what is wrong.
     await page.getByRole("link", { name: "All time" }).click();
     await expect(page).toHaveURL(/period=all/);

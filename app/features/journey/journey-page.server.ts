@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { type JourneyAudience, listens } from "~/db/schema";
-import { getJourneyAccess } from "./access.server";
+import { getJourneyAccess, getJourneySettings } from "./access.server";
+import { type Chapter, listChapters, syncChapters } from "./chapters.server";
 import { type ResolvedPeriod, resolvePeriod } from "./period";
 import { getJourneyStats, type JourneyStats, type RankedArtist } from "./stats.server";
 import { getTasteMatch, type TasteMatch } from "./taste.server";
@@ -30,6 +31,8 @@ export type JourneyView =
       stats: JourneyStats;
       posts: { posts: TimelinePost[]; days: { day: string; posts: number }[] };
       taste: TasteMatch | null;
+      /** Shown from two chapters on (one is the whole history). */
+      chapters: Chapter[];
     };
 
 async function hasPlays(userId: string, hidden: string[]): Promise<boolean> {
@@ -70,6 +73,12 @@ export async function loadJourney(options: {
     now: options.now,
   });
   const postStart = start ?? new Date(`${stats.start ?? stats.end}T00:00:00Z`);
+  const chapters = access.isOwner
+    ? await syncChapters({
+        userId: owner.id,
+        hiddenArtists: (await getJourneySettings({ userId: owner.id })).hiddenArtists,
+      })
+    : await listChapters({ userId: owner.id });
   const [posts, taste] = await Promise.all([
     listPostsInPeriod({ viewerId, authorId: owner.id, start: postStart, end }),
     viewerId && !access.isOwner
@@ -81,7 +90,16 @@ export async function loadJourney(options: {
         })
       : Promise.resolve(null),
   ]);
-  return { state: "shown", owner, isOwner: access.isOwner, period, stats, posts, taste };
+  return {
+    state: "shown",
+    owner,
+    isOwner: access.isOwner,
+    period,
+    stats,
+    posts,
+    taste,
+    chapters: chapters.length >= 2 ? chapters : [],
+  };
 }
 
 /** The profile's Journey section: the last 30 days' top artists and plays, and the taste match. */

@@ -45,7 +45,7 @@ export const seedJourneyFixtures: Seed = async (db) => {
   // One play an hour, going back from two hours ago: all inside the last 30 days.
   const start = Date.now() - 2 * 3_600_000;
   let n = 0;
-  const rows = JOURNEY_PLAYS.flatMap((p) =>
+  const rows: (typeof listens.$inferInsert)[] = JOURNEY_PLAYS.flatMap((p) =>
     Array.from({ length: p.plays }, () => {
       n++;
       return {
@@ -62,5 +62,28 @@ export const seedJourneyFixtures: Seed = async (db) => {
       };
     }),
   );
+  // Two earlier chapters: a month of Burial about 100 days ago, then of Low about 40 days ago
+  // (different calendar months; both outside the last 30 days).
+  for (const [artist, daysAgo] of [
+    ["Burial", 100],
+    ["Low", 40],
+  ] as const) {
+    for (let i = 0; i < 25; i++) {
+      rows.push({
+        userId: JOURNEY_OWNER.id,
+        listenedAt: new Date(
+          Math.floor((Date.now() - daysAgo * 86_400_000 - i * 600_000) / 1000) * 1000,
+        ),
+        durationMs: 240_000,
+        artistName: artist,
+        trackName: `${artist} track ${i}`,
+        releaseName: null,
+        artistKey: artistKey(artist),
+        trackKey: titleKey(`${artist} track ${i}`),
+        releaseKey: null,
+        source: "scrobble" as const,
+      });
+    }
+  }
   await db.insert(listens).values(rows);
 };

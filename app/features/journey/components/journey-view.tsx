@@ -6,6 +6,7 @@ import { cn } from "~/lib/utils";
 import type { JourneyView as JourneyViewData } from "../journey-page.server";
 import { JOURNEY_PERIODS, PERIOD_LABELS, periodSearch } from "../period";
 import type { RankedArtist, RankedItem } from "../stats.server";
+import { type ChapterResult, Chapters } from "./chapters";
 import {
   formatBucket,
   formatCount,
@@ -202,10 +203,12 @@ export function JourneyView({
   view,
   basePath,
   isSignedIn,
+  chapterResult,
 }: {
   view: JourneyViewData;
   basePath: string;
   isSignedIn: boolean;
+  chapterResult?: ChapterResult;
 }) {
   const name = view.owner.displayName;
   if (view.state === "hidden") {
@@ -391,6 +394,9 @@ export function JourneyView({
           </section>
         </>
       )}
+      {view.chapters.length > 0 ? (
+        <Chapters chapters={view.chapters} isOwner={view.isOwner} result={chapterResult} />
+      ) : null}
       <section aria-labelledby="journey-posts-heading">
         <h2 id="journey-posts-heading" className="mb-2 font-semibold">
           Posts in this period
@@ -424,11 +430,13 @@ export function JourneyPage({
   basePath,
   profilePath,
   isSignedIn,
+  chapterResult,
 }: {
   view: JourneyViewData;
   basePath: string;
   profilePath: string;
   isSignedIn: boolean;
+  chapterResult?: ChapterResult;
 }) {
   const isOwner = view.state !== "hidden" && view.isOwner;
   return (
@@ -445,7 +453,12 @@ export function JourneyPage({
         {isOwner ? "Your journey" : `${view.owner.displayName}'s journey`}
       </h1>
       <Card className="p-4 sm:p-6">
-        <JourneyView view={view} basePath={basePath} isSignedIn={isSignedIn} />
+        <JourneyView
+          view={view}
+          basePath={basePath}
+          isSignedIn={isSignedIn}
+          chapterResult={chapterResult}
+        />
       </Card>
       {isOwner ? (
         <p className="text-sm text-muted-foreground">
