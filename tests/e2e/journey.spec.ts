@@ -62,9 +62,10 @@ test.describe("the owner", () => {
     // Chapters: the taste shifts of the seeded history; the owner titles one.
     const chapters = page.getByRole("region", { name: "Chapters" });
     await expect(chapters.getByRole("listitem")).toHaveCount(2);
-    await chapters.getByText("Give it a title and a note").first().click();
-    await chapters.getByLabel("Title").first().fill("Burial winter");
-    await chapters.getByRole("button", { name: "Save chapter" }).first().click();
+    const firstChapter = chapters.getByRole("listitem").first();
+    await firstChapter.locator("summary").click();
+    await firstChapter.getByLabel("Title").fill("Burial winter");
+    await firstChapter.getByRole("button", { name: "Save chapter" }).click();
     await expect(chapters.getByRole("heading", { name: "Burial winter" })).toBeVisible();
 
     // The period is in the URL, and a reversed custom range says what is wrong.
