@@ -86,7 +86,7 @@ export const JOURNEY_FOLLOWER = {
   id: "e2e-journey-follower",
   email: "journey-follower@e2e.test",
   username: "e2e_journey_fan",
-  displayName: "Fay Follower",
+  displayName: "Fay Fanning",
 } as const;
 export const JOURNEY_STRANGER = {
   id: "e2e-journey-stranger",
