@@ -2,21 +2,15 @@
 export const JOURNEY_AUDIENCE_CHOICES = ["everyone", "followers", "only_me"] as const;
 export type JourneyAudienceChoice = (typeof JOURNEY_AUDIENCE_CHOICES)[number];
 
+/** Worded apart from the post audiences on the same page ("Everyone", "Followers", "Only me"). */
 export const JOURNEY_AUDIENCE_LABELS: Record<JourneyAudienceChoice, string> = {
-  everyone: "Everyone",
-  followers: "Followers",
-  only_me: "Only me",
+  everyone: "Anybody",
+  followers: "People who follow me",
+  only_me: "Just me",
 };
 
 export const JOURNEY_AUDIENCE_HINTS: Record<JourneyAudienceChoice, string> = {
   everyone: "Anyone who can open your profile, signed in or not.",
   followers: "People you accepted as followers.",
   only_me: "Nobody but you.",
-};
-
-/** How the privacy message names the audience: "… shares their journey with followers". */
-export const JOURNEY_AUDIENCE_PHRASES: Record<JourneyAudienceChoice, string> = {
-  everyone: "everyone",
-  followers: "their followers only",
-  only_me: "nobody: it is private",
 };
