@@ -19,6 +19,7 @@ export default [
     route("post/:id", "routes/_app/post.tsx"),
     route("post/:id/edit", "routes/_app/post-edit.tsx"),
     route("u/:username", "routes/_app/user.tsx"),
+    route("u/:username/journey", "routes/_app/user-journey.tsx"),
     route("u/:username/:list", "routes/_app/user-people.tsx"),
     route("profile", "routes/_app/profile.tsx"),
     route("search", "routes/_app/search.tsx"),

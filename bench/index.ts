@@ -3,6 +3,7 @@ import { benchFeedQuery } from "./feed-query";
 import { benchFeedSsr } from "./feed-ssr";
 import { benchHtmlSize } from "./html-size";
 import { benchImport } from "./import";
+import { benchJourneyStats } from "./journey-stats";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
 import { benchLoad } from "./load";
@@ -22,6 +23,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "html-size": benchHtmlSize,
   "search-query": benchSearchQuery,
   import: benchImport,
+  "journey-stats": benchJourneyStats,
   load: benchLoad,
   maintenance: benchMaintenance,
 };
@@ -34,12 +36,17 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
-  // The load, maintenance and import runs (several minutes each) only when asked for by name.
+  // The load, maintenance, import and journey-stats runs (several minutes each) only when asked
+  // for by name.
   const chosen =
     args.length > 0
       ? args
       : Object.keys(STEPS).filter(
-          (step) => step !== "load" && step !== "maintenance" && step !== "import",
+          (step) =>
+            step !== "load" &&
+            step !== "maintenance" &&
+            step !== "import" &&
+            step !== "journey-stats",
         );
   const outcomes: StepOutcome[] = [];
   const failures: string[] = [];

@@ -226,6 +226,18 @@ const POLICIES: Record<string, Policy> = {
   },
   "routes/_app/user.tsx": { kind: "app-page" },
   "routes/_app/user-people.tsx": { kind: "app-page" },
+  "routes/_app/user-journey.tsx": {
+    kind: "app-page",
+    actions: [
+      {
+        name: "title a chapter that is not theirs",
+        body: () => ({ intent: "chapter", chapterId: NONE, title: "Mine now" }),
+        expect: APP_ACTION("404"),
+      },
+      { name: "an empty form", body: () => ({}), expect: APP_ACTION("400") },
+    ],
+    note: "the page answers 200 to anyone signed in; who sees the journey itself (audience, blocks, hidden artists) is in app/features/journey/stats.test.ts",
+  },
   "routes/_app/profile.tsx": { kind: "app-page" },
   "routes/_app/search.tsx": { kind: "app-page" },
   "routes/_app/notifications.tsx": {

@@ -71,3 +71,32 @@ export const SHARED_POSTS = {
     note: "Only for my followers.",
   },
 } as const;
+
+/**
+ * The journey spec's people: Jo has plays (audience left at the default, followers), Fay
+ * follows Jo, Stan is a stranger to Jo.
+ */
+export const JOURNEY_OWNER = {
+  id: "e2e-journey-owner",
+  email: "journey-owner@e2e.test",
+  username: "e2e_journey",
+  displayName: "Jo Journey",
+} as const;
+export const JOURNEY_FOLLOWER = {
+  id: "e2e-journey-follower",
+  email: "journey-follower@e2e.test",
+  username: "e2e_journey_fan",
+  displayName: "Fay Fanning",
+} as const;
+export const JOURNEY_STRANGER = {
+  id: "e2e-journey-stranger",
+  email: "journey-stranger@e2e.test",
+  username: "e2e_journey_stranger",
+  displayName: "Stan Stranger",
+} as const;
+/** Jo's plays in the last days before the seed runs: artist → plays (most played first). */
+export const JOURNEY_PLAYS = [
+  { artist: "Cocteau Twins", track: "Heaven or Las Vegas", plays: 6 },
+  { artist: "Slowdive", track: "Alison", plays: 4 },
+  { artist: "Mazzy Star", track: "Fade Into You", plays: 2 },
+] as const;

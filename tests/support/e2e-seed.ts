@@ -5,6 +5,7 @@ import path from "node:path";
 import { type Database, openDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { seedAdminFixtures } from "./seeds/admin";
+import { seedJourneyFixtures } from "./seeds/journey";
 import { seedShareFixtures } from "./seeds/share";
 
 export type Seed = (db: Database) => Promise<void>;
@@ -12,6 +13,7 @@ export type Seed = (db: Database) => Promise<void>;
 const seeds: [name: string, seed: Seed][] = [
   ["admin", seedAdminFixtures],
   ["share", seedShareFixtures],
+  ["journey", seedJourneyFixtures],
 ];
 
 const dataDir = process.env.DATA_DIR;

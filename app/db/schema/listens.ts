@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   bigserial,
   boolean,
   check,
@@ -232,4 +233,36 @@ export const journeyChapters = pgTable(
     check("journey_chapters_note_length", sql`${t.note} is null or char_length(${t.note}) <= 1000`),
     check("journey_chapters_range", sql`${t.startsOn} <= ${t.endsOn}`),
   ],
+);
+
+/**
+ * A counter per person, raised by statement-level triggers on `listens` (migration
+ * 0017_journey-stats) whenever their plays change, whoever writes them (imports, scrobbles, undo):
+ * cached journey stats are valid for one version.
+ */
+export const listenVersions = pgTable("listen_versions", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => user.id, { onDelete: "cascade" }),
+  version: bigint("version", { mode: "number" }).notNull().default(0),
+  changedAt: timestamp("changed_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});
+
+/**
+ * Journey stats computed once per person, period, audience (hidden artists left out or not) and
+ * listen version (app/features/journey/stats.server.ts): aggregating a million plays takes far
+ * longer than reading one row.
+ */
+export const journeyStatsCache = pgTable(
+  "journey_stats_cache",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    version: bigint("version", { mode: "number" }).notNull(),
+    stats: jsonb("stats").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] })],
 );

@@ -8,8 +8,11 @@ import {
   findArtistFans,
   findPosts,
   getFriendsListening,
+  getFriendsPlays,
+  getListeningHistory,
   getRecentActivity,
   getTopArtists,
+  type PlayedArtist,
   type PostRef,
   recommendMusic,
   summariseYear,
@@ -48,6 +51,10 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 function artistSentence(artists: ArtistCount[]): string {
   return listOf(artists.map((a) => `${artistLink(a.artist)} (${plural(a.postCount, "post")})`));
+}
+
+function playedSentence(artists: PlayedArtist[]): string {
+  return listOf(artists.map((a) => `${artistLink(a.artist)} (${plural(a.plays, "play")})`));
 }
 
 const PERIOD_WORDS = {
@@ -96,7 +103,21 @@ export async function answerIntent(options: {
   const say = (text: string): BuiltinAnswer => ({ text, draft: null });
   switch (intent.kind) {
     case "recent": {
+      // Plays when the person has any (their journey), else what they posted.
+      const history = await getListeningHistory({ viewerId, period: "30days", now });
       const recent = await getRecentActivity({ viewerId, now });
+      if (history.plays > 0) {
+        const lines = [
+          `In the last 30 days you played ${plural(history.plays, "track")}, most of all ${playedSentence(history.artists)}.`,
+        ];
+        if (recent.postCount > 0) {
+          lines.push(
+            `You also shared ${plural(recent.postCount, "post")}; the latest: ${listOf(recent.posts.slice(0, 3).map(postLink))}.`,
+          );
+        }
+        lines.push("More in [your journey](/profile).");
+        return say(lines.join(" "));
+      }
       if (recent.postCount === 0) {
         return say(
           "You have not posted anything in the last 30 days. Share what you are playing on the [feed](/feed?compose=1) and I can tell you more next time.",
@@ -110,8 +131,21 @@ export async function answerIntent(options: {
       return say(lines.filter(Boolean).join(" "));
     }
     case "top_artists": {
-      const top = await getTopArtists({ viewerId, period: intent.period, now });
       const when = PERIOD_WORDS[intent.period];
+      const played = await getListeningHistory({ viewerId, period: intent.period, now });
+      if (played.artists.length > 0) {
+        const [first, ...rest] = played.artists;
+        const lines = [
+          `Your most played artist ${when} is ${artistLink(first?.artist ?? "")}, with ${plural(first?.plays ?? 0, "play")} (of ${plural(played.plays, "play")} in all).`,
+        ];
+        if (rest.length > 0) {
+          lines.push("", "After that:");
+          for (const a of rest)
+            lines.push(`- ${artistLink(a.artist)} (${plural(a.plays, "play")})`);
+        }
+        return say(lines.join("\n"));
+      }
+      const top = await getTopArtists({ viewerId, period: intent.period, now });
       if (top.artists.length === 0) {
         return say(
           `I found no artists in your posts ${when}. Posts about a track, an album or an artist count.`,
@@ -129,7 +163,27 @@ export async function answerIntent(options: {
       return say(lines.join("\n"));
     }
     case "friends": {
-      const { posts } = await getFriendsListening({ viewerId });
+      const [{ posts }, { friends }] = await Promise.all([
+        getFriendsListening({ viewerId }),
+        getFriendsPlays({ viewerId, now }),
+      ]);
+      if (friends.length > 0) {
+        const lines = ["What the people you follow played most in the last 30 days:", ""];
+        for (const f of friends) {
+          lines.push(
+            `- ${personLink(f.username, f.displayName)}: ${artistLink(f.artist)} (${plural(f.plays, "play")})`,
+          );
+        }
+        if (posts.length > 0) {
+          lines.push("", "And what they shared lately:", "");
+          for (const post of posts) {
+            lines.push(
+              `- ${personLink(post.author.username, post.author.displayName)}: ${postLink(post)}`,
+            );
+          }
+        }
+        return say(lines.join("\n"));
+      }
       if (posts.length === 0) {
         return say(
           "I see nothing from the people you follow yet. Follow a few people (try [search](/search)) and I will tell you what they play.",

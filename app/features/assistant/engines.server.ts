@@ -10,6 +10,8 @@ import {
   findArtistFans,
   findPosts,
   getFriendsListening,
+  getFriendsPlays,
+  getListeningHistory,
   getRecentActivity,
   getTopArtists,
   recommendMusic,
@@ -92,6 +94,18 @@ export function assistantTools(viewerId: string) {
       description: "The person's most posted artists in a period.",
       inputSchema: z.object({ period: z.enum(["week", "month", "year", "all"]) }),
       execute: ({ period }) => getTopArtists({ viewerId, period }),
+    }),
+    listening_history: tool({
+      description:
+        "The person's own plays (listening history imported or scrobbled) in a period: how many and the most played artists. Prefer it to top_artists when it has plays.",
+      inputSchema: z.object({ period: z.enum(["week", "month", "year", "all", "30days"]) }),
+      execute: ({ period }) => getListeningHistory({ viewerId, period }),
+    }),
+    friends_plays: tool({
+      description:
+        "What each person the person follows played most in the last 30 days, only from journeys shared with them.",
+      inputSchema: z.object({}),
+      execute: () => getFriendsPlays({ viewerId }),
     }),
     friends_listening: tool({
       description: "The newest posts of the people the person follows.",

@@ -266,7 +266,9 @@ export function recogniseIntent(message: string): Intent {
     return { kind: "recommend" };
   }
 
-  if (has("lately") || (folded.includes("been") && has("like"))) return { kind: "recent" };
+  if (has("lately") || (folded.includes("been") && (has("like") || has("listening")))) {
+    return { kind: "recent" };
+  }
 
   if (hashtag) return { kind: "find", query: hashtag.raw };
 

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { getDb, rowsOf } from "~/db/client.server";
-import { follows, posts, profiles } from "~/db/schema";
+import { follows, journeySettings, listens, posts, profiles } from "~/db/schema";
+import { canSeeJourney } from "~/features/journey/access.server";
 import type { PostKind } from "~/features/posts/constants";
 import { canSeePost } from "~/features/posts/visibility.server";
 import { normalizeQuery, tagOfQuery } from "~/features/search/query";
@@ -408,5 +409,95 @@ export async function draftPost(options: {
         : `Can't stop playing “${name}” right now.`,
     },
     source,
+  };
+}
+
+export interface PlayedArtist {
+  artist: string;
+  plays: number;
+}
+
+/**
+ * The person's own listening history in a period (plays, not posts): how many plays and the
+ * most played artists. Only ever the person's own plays, hidden artists included (they hid
+ * them from others, not from themselves).
+ */
+export async function getListeningHistory(options: {
+  viewerId: string;
+  /** A calendar period as for posts, or the 30 days before `now`. */
+  period: Period | "30days";
+  now?: Date;
+  limit?: number;
+}): Promise<{ period: Period | "30days"; plays: number; artists: PlayedArtist[] }> {
+  const now = options.now ?? new Date();
+  const since =
+    options.period === "30days"
+      ? new Date(now.getTime() - 30 * 86_400_000)
+      : periodStart(options.period, now);
+  const rows = rowsOf<{ artist: string; plays: number; total: number }>(
+    await getDb().execute(sql`
+      select mode() within group (order by ${listens.artistName}) as artist, count(*)::int as plays,
+        sum(count(*)) over ()::int as total
+      from ${listens}
+      where ${listens.userId} = ${options.viewerId}
+        ${since ? sql`and ${listens.listenedAt} >= ${since.toISOString()}::timestamptz` : sql``}
+      group by ${listens.artistKey}
+      order by plays desc, ${listens.artistKey}
+      limit ${Math.min(options.limit ?? 5, 20)}`),
+  );
+  return {
+    period: options.period,
+    plays: Number(rows[0]?.total ?? 0),
+    artists: rows.map((r) => ({ artist: r.artist, plays: Number(r.plays) })),
+  };
+}
+
+export interface FriendListening {
+  username: string;
+  displayName: string;
+  artist: string;
+  plays: number;
+}
+
+/**
+ * What the people the person follows played most in the last 30 days, from their journeys, only
+ * for journeys the person may see (the journey audience rule) and without their hidden artists.
+ */
+export async function getFriendsPlays(options: {
+  viewerId: string;
+  now?: Date;
+}): Promise<{ friends: FriendListening[] }> {
+  const since = new Date((options.now ?? new Date()).getTime() - 30 * 86_400_000);
+  const rows = rowsOf<{
+    username: string;
+    display_name: string | null;
+    artist: string;
+    plays: number;
+  }>(
+    await getDb().execute(sql`
+      select ${profiles.username} as username, ${profiles.displayName} as display_name,
+        t.artist, t.plays
+      from ${follows}
+      join ${profiles} on ${profiles.userId} = ${follows.followeeId}
+      cross join lateral (
+        select mode() within group (order by l.artist_name) as artist, count(*)::int as plays
+        from ${listens} l
+        where l.user_id = ${follows.followeeId} and l.listened_at >= ${since.toISOString()}::timestamptz
+          and not (l.artist_key = any(coalesce((select ${journeySettings.hiddenArtists} from ${journeySettings}
+            where ${journeySettings.userId} = ${follows.followeeId}), '{}'::text[])))
+        group by l.artist_key order by plays desc, l.artist_key limit 1
+      ) t
+      where ${follows.followerId} = ${options.viewerId}
+        and ${canSeeJourney(options.viewerId, follows.followeeId)}
+      order by t.plays desc, ${profiles.username}
+      limit 10`),
+  );
+  return {
+    friends: rows.map((r) => ({
+      username: r.username,
+      displayName: r.display_name || r.username,
+      artist: r.artist,
+      plays: Number(r.plays),
+    })),
   };
 }

@@ -1,10 +1,17 @@
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
-import { blocks, profiles } from "~/db/schema";
+import { blocks, listens, profiles } from "~/db/schema";
 import { acceptAllFollowRequests } from "~/features/follows/requests.server";
+import {
+  getJourneySettings,
+  type JourneySettings,
+  saveJourneySettings,
+} from "~/features/journey/access.server";
+import { artistKey } from "~/features/journey/normalize";
+import { topArtistShares } from "~/features/journey/taste.server";
 import { AUDIENCES, type Audience } from "~/features/posts/constants";
 import { AppError } from "~/lib/errors";
-import type { PrivacyInput } from "./schemas";
+import { HIDDEN_ARTISTS_MAX, type JourneyPrivacyInput, type PrivacyInput } from "./schemas";
 
 export interface PrivacySettings {
   defaultAudience: Audience;
@@ -84,4 +91,86 @@ export async function listBlockedPeople(options: { viewerId: string }): Promise<
     displayName: row.displayName || row.username,
     blockedAt: row.blockedAt.toISOString(),
   }));
+}
+
+export interface JourneyPrivacy extends JourneySettings {
+  /** The hidden artists with the name the person played them under (the key if never played). */
+  hidden: { key: string; name: string }[];
+  /** Their most played artists of the last 90 days, to pick one to hide. */
+  suggestions: string[];
+}
+
+/** The Journey fieldset's starting point: the settings (defaults without a row) and choices. */
+export async function getJourneyPrivacy(options: {
+  userId: string;
+  now?: Date;
+}): Promise<JourneyPrivacy> {
+  const settings = await getJourneySettings({ userId: options.userId });
+  const end = options.now ?? new Date();
+  const [names, top] = await Promise.all([
+    settings.hiddenArtists.length === 0
+      ? Promise.resolve([])
+      : getDb()
+          .selectDistinctOn([listens.artistKey], {
+            key: listens.artistKey,
+            name: listens.artistName,
+          })
+          .from(listens)
+          .where(
+            and(
+              eq(listens.userId, options.userId),
+              inArray(listens.artistKey, settings.hiddenArtists),
+            ),
+          )
+          .orderBy(listens.artistKey, desc(listens.listenedAt)),
+    topArtistShares({
+      userId: options.userId,
+      start: new Date(end.getTime() - 90 * 86_400_000),
+      end,
+      limit: 20,
+    }),
+  ]);
+  const byKey = new Map(names.map((n) => [n.key, n.name]));
+  const hidden = new Set(settings.hiddenArtists);
+  return {
+    ...settings,
+    hidden: settings.hiddenArtists.map((key) => ({ key, name: byKey.get(key) ?? key })),
+    suggestions: top.filter((a) => !hidden.has(a.key)).map((a) => a.name),
+  };
+}
+
+/**
+ * Saves who sees the journey and what is left out. The kept hidden artists arrive as keys, a new
+ * one as a name (typed or picked), stored as its key so every spelling of it is hidden.
+ */
+export async function saveJourneyPrivacy(
+  options: { userId: string } & JourneyPrivacyInput,
+): Promise<{ added: string | null }> {
+  const keys = [...new Set(options.hiddenArtists.map((k) => k.trim()).filter(Boolean))];
+  const added = options.addArtist ? artistKey(options.addArtist) : null;
+  if (added && !keys.includes(added)) keys.push(added);
+  if (keys.length > HIDDEN_ARTISTS_MAX) {
+    throw new AppError("invalid", `Hide at most ${HIDDEN_ARTISTS_MAX} artists.`);
+  }
+  await saveJourneySettings({
+    userId: options.userId,
+    audience: options.journeyAudience,
+    hiddenArtists: keys,
+    nowPlayingPaused: options.nowPlayingPaused,
+    recapsEnabled: options.recapsEnabled,
+  });
+  return { added: added ? options.addArtist : null };
+}
+
+/** Stops hiding one artist (by key), leaving the other journey settings as they are. */
+export async function unhideJourneyArtist(options: {
+  userId: string;
+  artistKey: string;
+}): Promise<void> {
+  const settings = await getJourneySettings({ userId: options.userId });
+  await saveJourneySettings({
+    userId: options.userId,
+    ...settings,
+    hiddenArtists: settings.hiddenArtists.filter((key) => key !== options.artistKey),
+  });
 }

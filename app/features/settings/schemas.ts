@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { JOURNEY_AUDIENCE_CHOICES } from "~/features/journey/constants";
 import { AUDIENCES } from "~/features/posts/constants";
 import {
   BIO_MAX_LENGTH,
@@ -74,3 +75,35 @@ export const privacySchema = z.object({
 });
 
 export type PrivacyInput = z.output<typeof privacySchema>;
+
+/** The most artists a person may hide from their journey. */
+export const HIDDEN_ARTISTS_MAX = 50;
+
+/**
+ * The Journey part of the privacy page. Hidden artists arrive as repeated `hiddenArtist` fields
+ * (checkboxes of the ones already hidden, kept when ticked) plus `addArtist`, a name typed or
+ * picked from the person's top artists.
+ */
+export const journeyPrivacySchema = z.object({
+  journeyAudience: z.enum(JOURNEY_AUDIENCE_CHOICES, { error: "Choose who sees your journey." }),
+  hiddenArtists: z
+    .array(z.string().trim().min(1).max(512, "Artist names can be at most 512 characters."))
+    .max(HIDDEN_ARTISTS_MAX, `Hide at most ${HIDDEN_ARTISTS_MAX} artists.`)
+    .default([]),
+  addArtist: z.string().trim().max(512, "Artist names can be at most 512 characters.").default(""),
+  nowPlayingPaused: z
+    .literal("on")
+    .optional()
+    .transform((v) => v === "on"),
+  recapsEnabled: z
+    .literal("on")
+    .optional()
+    .transform((v) => v === "on"),
+});
+
+/** The "Remove" button of one hidden artist: its key. */
+export const unhideArtistSchema = z.object({
+  artistKey: z.string().trim().min(1, "Choose an artist to stop hiding.").max(512),
+});
+
+export type JourneyPrivacyInput = z.output<typeof journeyPrivacySchema>;

@@ -1,4 +1,6 @@
 import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { JourneySummarySection } from "~/features/journey/components/journey-summary";
+import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
 import { requireUser } from "~/lib/guards.server";
@@ -13,7 +15,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const cursor = new URL(request.url).searchParams.get("cursor");
   const page = await loadProfilePage({ viewerId: viewer.id, username: viewer.username, cursor });
   if (!page) throw data("Your profile could not be found", { status: 404 });
-  return { ...page, viewerId: viewer.id };
+  const journey = await loadJourneySummary({ viewerId: viewer.id, owner: ownerOf(page.profile) });
+  return { ...page, journey, viewerId: viewer.id };
 }
 
 export function shouldRevalidate({
@@ -25,5 +28,12 @@ export function shouldRevalidate({
 }
 
 export default function Profile({ loaderData }: Route.ComponentProps) {
-  return <ProfileView data={loaderData} viewerId={loaderData.viewerId} basePath="/profile" />;
+  return (
+    <ProfileView
+      data={loaderData}
+      viewerId={loaderData.viewerId}
+      basePath="/profile"
+      journey={<JourneySummarySection summary={loaderData.journey} isSignedIn />}
+    />
+  );
 }

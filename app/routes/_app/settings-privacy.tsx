@@ -6,13 +6,21 @@ import {
   listFollowRequests,
 } from "~/features/follows/requests.server";
 import { BlockedPeople } from "~/features/settings/components/blocked-people";
+import { JourneyPrivacyForm } from "~/features/settings/components/journey-privacy-form";
 import { FollowRequests, PrivacyForm } from "~/features/settings/components/privacy-form";
 import {
+  getJourneyPrivacy,
   getPrivacySettings,
   listBlockedPeople,
+  saveJourneyPrivacy,
   savePrivacySettings,
+  unhideJourneyArtist,
 } from "~/features/settings/privacy.server";
-import { privacySchema } from "~/features/settings/schemas";
+import {
+  journeyPrivacySchema,
+  privacySchema,
+  unhideArtistSchema,
+} from "~/features/settings/schemas";
 import { isAppError, statusForAppError } from "~/lib/errors";
 import { formStrings, zodFieldErrors } from "~/lib/forms";
 import { requireUser } from "~/lib/guards.server";
@@ -24,19 +32,21 @@ export const meta: Route.MetaFunction = () => [{ title: "Privacy · Settings · 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const viewer = requireUser(context, request);
   const page = Number(new URL(request.url).searchParams.get("requests") ?? 1);
-  const [settings, requests, blocked] = await Promise.all([
+  const [settings, journey, requests, blocked] = await Promise.all([
     getPrivacySettings({ userId: viewer.id }),
+    getJourneyPrivacy({ userId: viewer.id }),
     listFollowRequests({ viewerId: viewer.id, page: Number.isSafeInteger(page) ? page : 1 }),
     listBlockedPeople({ viewerId: viewer.id }),
   ]);
-  return { settings, requests, blocked };
+  return { settings, journey, requests, blocked };
 }
 
 const HERE = "/settings/privacy";
 
 export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireUser(context, request);
-  const values = formStrings(await request.formData());
+  const form = await request.formData();
+  const values = formStrings(form);
   const intent = values.intent ?? "";
   const name = (values.name ?? "").slice(0, 80);
 
@@ -62,6 +72,46 @@ export async function action({ context, request }: Route.ActionArgs) {
         { status: statusForAppError(error.code) },
       );
     }
+  }
+
+  if (intent === "journey") {
+    const parsed = journeyPrivacySchema.safeParse({
+      ...values,
+      hiddenArtists: form.getAll("hiddenArtist").filter((v) => typeof v === "string"),
+    });
+    if (!parsed.success) {
+      return data({ intent, errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+    }
+    try {
+      const { added } = await saveJourneyPrivacy({ userId: viewer.id, ...parsed.data });
+      return redirectWithToast(`${HERE}#journey`, {
+        type: "success",
+        title: "Journey settings saved",
+        description: added ? `Others no longer see ${added} in your journey.` : undefined,
+      });
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return data(
+        { intent, errors: { form: [error.message] }, values },
+        { status: statusForAppError(error.code) },
+      );
+    }
+  }
+
+  if (intent === "journey-unhide") {
+    const parsed = unhideArtistSchema.safeParse(values);
+    if (!parsed.success) {
+      return data(
+        { intent: "journey", errors: zodFieldErrors(parsed.error), values },
+        { status: 400 },
+      );
+    }
+    await unhideJourneyArtist({ userId: viewer.id, artistKey: parsed.data.artistKey });
+    return redirectWithToast(`${HERE}#journey`, {
+      type: "success",
+      title: "Artist shown again",
+      description: "Others who may see your journey see this artist again.",
+    });
   }
 
   if (intent === "accept" || intent === "decline" || intent === "unblock") {
@@ -105,10 +155,11 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function PrivacySettingsPage({ loaderData, actionData }: Route.ComponentProps) {
-  const { settings, requests, blocked } = loaderData;
+  const { settings, journey, requests, blocked } = loaderData;
   return (
     <div className="flex flex-col gap-6">
       <PrivacyForm settings={settings} result={actionData} />
+      <JourneyPrivacyForm settings={journey} result={actionData} />
       <FollowRequests {...requests} requiresApproval={settings.requiresFollowApproval} />
       <BlockedPeople people={blocked} />
     </div>

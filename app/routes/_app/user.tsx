@@ -1,4 +1,6 @@
 import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { JourneySummarySection } from "~/features/journey/components/journey-summary";
+import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
 import { getEnv } from "~/lib/env.server";
@@ -32,8 +34,13 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
   });
   if (!page) throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 });
   const base = getEnv().BASE_URL.replace(/\/$/, "");
+  const journey = await loadJourneySummary({
+    viewerId: viewer?.id ?? null,
+    owner: ownerOf(page.profile),
+  });
   return {
     ...page,
+    journey,
     viewerId: viewer?.id ?? null,
     canonicalUrl: `${base}/u/${page.profile.username}`,
   };
@@ -53,6 +60,12 @@ export default function UserProfile({ loaderData }: Route.ComponentProps) {
       data={loaderData}
       viewerId={loaderData.viewerId}
       basePath={`/u/${loaderData.profile.username}`}
+      journey={
+        <JourneySummarySection
+          summary={loaderData.journey}
+          isSignedIn={loaderData.viewerId !== null}
+        />
+      }
     />
   );
 }

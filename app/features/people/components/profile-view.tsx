@@ -1,4 +1,4 @@
-import { useRef } from "react";
+import { type ReactNode, useRef } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { ButtonLink } from "~/components/ui/button";
@@ -104,11 +104,14 @@ export function ProfileView({
   data,
   viewerId,
   basePath,
+  journey,
 }: {
   data: ProfilePageData;
   viewerId: string | null;
   /** `/profile` or `/u/name`: where "Load more" pages live. */
   basePath: string;
+  /** The Journey section (listening history), shown between the header and the posts. */
+  journey?: ReactNode;
 }) {
   const { profile, topArtists, page } = data;
   const people = `/u/${profile.username}`;
@@ -202,6 +205,8 @@ export function ProfileView({
           </p>
         ) : null}
       </header>
+
+      {journey}
 
       <section aria-labelledby="profile-posts-heading">
         <h2 id="profile-posts-heading" className="mb-3 text-lg font-semibold">

@@ -1,0 +1,80 @@
+import { data } from "react-router";
+import { chapterSchema, saveChapter } from "~/features/journey/chapters.server";
+import { JourneyPage } from "~/features/journey/components/journey-view";
+import { loadJourney } from "~/features/journey/journey-page.server";
+import { getProfile } from "~/features/people/people.server";
+import { isAppError, statusForAppError } from "~/lib/errors";
+import { formStrings, zodFieldErrors } from "~/lib/forms";
+import { getViewer, requireUser } from "~/lib/guards.server";
+import { redirectWithToast } from "~/lib/toast.server";
+import type { Route } from "./+types/user-journey";
+
+export const meta: Route.MetaFunction = ({ data: loaderData }) => [
+  {
+    title: loaderData
+      ? `${loaderData.view.owner.displayName}'s journey · Soundtrail`
+      : "Not found · Soundtrail",
+  },
+];
+
+/**
+ * `/u/:username/journey?period=week|month|year|all|custom&from=…&to=…`: someone's listening
+ * journey, as the journey's audience rule lets the viewer see it (signed out included).
+ */
+export async function loader({ params, context, request }: Route.LoaderArgs) {
+  const viewer = getViewer(context);
+  const viewerId = viewer?.id ?? null;
+  const url = new URL(request.url);
+  const profile = await getProfile({ viewerId, username: params.username });
+  if (!profile) throw data(`Page not found: ${url.pathname}`, { status: 404 });
+  const view = await loadJourney({
+    viewerId,
+    owner: { id: profile.id, username: profile.username, displayName: profile.displayName },
+    params: url.searchParams,
+  });
+  return { view, isSignedIn: viewerId !== null };
+}
+
+/** Titles and annotates one of the viewer's own chapters (nobody else's: 404). */
+export async function action({ context, request, params }: Route.ActionArgs) {
+  const viewer = requireUser(context, request);
+  const values = formStrings(await request.formData());
+  if (values.intent !== "chapter") {
+    return data({ errors: { form: ["Unknown action."] }, values }, { status: 400 });
+  }
+  const parsed = chapterSchema.safeParse(values);
+  if (!parsed.success) {
+    return data({ errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+  }
+  try {
+    await saveChapter({ userId: viewer.id, ...parsed.data });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return data(
+      { errors: { form: [error.message] }, values },
+      { status: statusForAppError(error.code) },
+    );
+  }
+  const url = new URL(request.url);
+  return redirectWithToast(
+    `/u/${encodeURIComponent(params.username)}/journey${url.search}#chapters`,
+    {
+      type: "success",
+      title: "Chapter saved",
+    },
+  );
+}
+
+export default function UserJourney({ loaderData, actionData }: Route.ComponentProps) {
+  const { view, isSignedIn } = loaderData;
+  const profilePath = `/u/${view.owner.username}`;
+  return (
+    <JourneyPage
+      view={view}
+      basePath={`${profilePath}/journey`}
+      profilePath={profilePath}
+      isSignedIn={isSignedIn}
+      chapterResult={actionData}
+    />
+  );
+}
