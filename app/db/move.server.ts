@@ -167,6 +167,11 @@ export async function moveDatabase(options: MoveOptions): Promise<MoveResult> {
     for (const fk of foreignKeys) {
       await tq(`alter table ${fk.table} drop constraint ${quoteIdent(fk.name)}`);
     }
+    // The rows arrive as they are: triggers (e.g. the listen version a new play raises) would
+    // change what they copy. Back on before the commit, in the same transaction.
+    for (const table of targetTables) {
+      await tq(`alter table ${quoteIdent(table)} disable trigger user`);
+    }
     if (occupied.length > 0) {
       await tq(`truncate ${targetTables.map(quoteIdent).join(", ")}`);
       log(`emptied the target (${occupied.length} tables had rows)`);
@@ -230,6 +235,9 @@ export async function moveDatabase(options: MoveOptions): Promise<MoveResult> {
     }
 
     // Foreign keys again: PostgreSQL checks every copied row against them here.
+    for (const table of targetTables) {
+      await tq(`alter table ${quoteIdent(table)} enable trigger user`);
+    }
     for (const fk of foreignKeys) {
       await tq(`alter table ${fk.table} add constraint ${quoteIdent(fk.name)} ${fk.def}`);
     }

@@ -23,6 +23,7 @@ async function counts() {
     (select count(*)::int from post_likes) as likes,
     (select count(*)::int from comments) as comments,
     (select count(*)::int from home_timeline) as timeline,
+    (select count(*)::int from listens) as listens,
     (select count(*)::int from media) as media`);
   return rowsOf<Record<string, number>>(result)[0];
 }
@@ -41,8 +42,12 @@ describe("npm run seed", () => {
     expect(first?.posts).toBe(summary.posts);
     expect(first?.likes).toBeGreaterThan(500);
     expect(first?.comments).toBeGreaterThan(100);
+    // Three months of plays each, for the journey.
+    expect(first?.listens).toBe(summary.listens);
+    expect(summary.listens).toBeGreaterThan(summary.people * 300);
 
-    await seedDatabase(getDb(), Date.now() + 60_000);
+    const again = await seedDatabase(getDb(), Date.now() + 60_000);
+    expect(again.listens).toBe(0);
     expect(await counts()).toEqual(first);
   });
 

@@ -1,6 +1,7 @@
 /**
  * `npm run seed`: fills this instance with a believable demo community — about 30 people with
- * avatars, several hundred posts over the last four months, follows, likes and comments.
+ * avatars, several hundred posts over the last four months, follows, likes and comments, and
+ * three months of listening history each.
  * Idempotent: every row has a deterministic id and is inserted with ON CONFLICT DO NOTHING,
  * so running it twice adds nothing. Seeded people sign in with SEED_PASSWORD.
  */
@@ -9,6 +10,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import sharp from "sharp";
 import { hashPassword } from "~/features/auth/password.server";
+import { artistKey, titleKey } from "~/features/journey/normalize";
 import { MOODS } from "~/features/posts/constants";
 import { getEnv } from "~/lib/env.server";
 import { type Database, getDb, openDatabase, setDatabase } from "./client.server";
@@ -18,6 +20,7 @@ import {
   comments,
   follows,
   homeTimeline,
+  listens,
   media,
   postLikes,
   posts,
@@ -102,6 +105,8 @@ export interface SeedSummary {
   follows: number;
   likes: number;
   comments: number;
+  /** Plays added to listening histories (0 when every seeded person already had some). */
+  listens: number;
 }
 
 /** Inserts the demo community into `db` (already migrated). Safe to run again. */
@@ -330,13 +335,80 @@ export async function seedDatabase(db: Database, now = Date.now()): Promise<Seed
       where p.author_id like 'seed-%' and p.audience <> 'only_me'
     on conflict do nothing`);
 
+  const listenCount = await seedListens(db, now);
+
   return {
     people: people.length,
     posts: postRows.length,
     follows: followRows.length,
     likes: likeRows.length,
     comments: commentRows.length,
+    listens: listenCount,
   };
+}
+
+/**
+ * Three months of listening history per person, so the journey has something to show: most
+ * days a few plays, in the evening more than at dawn, mostly the artists the person loves and
+ * some discoveries — and half-way a shift towards two other artists, which the journey shows as
+ * a new chapter. A person who already has plays is left alone, so running the seed again adds
+ * nothing. Its own random stream, so the posts above stay as they were.
+ */
+async function seedListens(db: Database, now: number): Promise<number> {
+  const rand = random(20250303);
+  const existing = new Set(
+    (
+      (await db.execute(
+        sql`select distinct user_id from ${listens} where user_id like 'seed-%'`,
+      )) as unknown as { rows: { user_id: string }[] }
+    ).rows.map((r) => r.user_id),
+  );
+  const today = Math.floor(now / DAY) * DAY;
+  const days = 90;
+  let added = 0;
+  for (const [index, person] of SEED_PEOPLE.entries()) {
+    const id = userId(person);
+    const later = [(index * 7 + 3) % SEED_ARTISTS.length, (index * 11 + 5) % SEED_ARTISTS.length];
+    const rows: (typeof listens.$inferInsert)[] = [];
+    for (let day = days; day >= 1; day--) {
+      if (rand() < 0.25) continue;
+      const plays = 2 + Math.floor(rand() * 18);
+      const loves = day > days / 2 ? person.loves : [...later, ...person.loves.slice(0, 1)];
+      for (let n = 0; n < plays; n++) {
+        const artist =
+          SEED_ARTISTS[
+            rand() < 0.75 ? pick(rand, loves) : Math.floor(rand() * SEED_ARTISTS.length)
+          ];
+        const album = artist ? pick(rand, artist.albums) : undefined;
+        const track = album ? pick(rand, album.tracks) : undefined;
+        if (!artist || !album || !track) continue;
+        // Evenings most, mornings some, nights a few.
+        const hour = pick(rand, [7, 8, 8, 12, 17, 18, 19, 20, 20, 21, 21, 22, 22, 23, 0]);
+        const at = today - day * DAY + hour * 3_600_000 + Math.floor(rand() * 3_500) * 1000;
+        rows.push({
+          userId: id,
+          listenedAt: new Date(at),
+          durationMs: 150_000 + Math.floor(rand() * 150_000),
+          artistName: artist.name,
+          trackName: track,
+          releaseName: album.title,
+          artistKey: artistKey(artist.name),
+          trackKey: titleKey(track),
+          releaseKey: titleKey(album.title),
+          source: "scrobble",
+        });
+      }
+    }
+    if (existing.has(id)) continue;
+    for (let i = 0; i < rows.length; i += 1000) {
+      await db
+        .insert(listens)
+        .values(rows.slice(i, i + 1000))
+        .onConflictDoNothing();
+    }
+    added += rows.length;
+  }
+  return added;
 }
 
 /** Entry point of the bundled seed script (scripts/seed.mjs). */
@@ -352,7 +424,8 @@ export async function main(): Promise<void> {
     const summary = await seedDatabase(getDb());
     process.stdout.write(
       `Seeded ${summary.people} people, ${summary.posts} posts, ${summary.follows} follows, ` +
-        `${summary.likes} likes and ${summary.comments} comments (existing rows kept).\n` +
+        `${summary.likes} likes, ${summary.comments} comments and ${summary.listens} plays ` +
+        "(existing rows kept).\n" +
         `Sign in as e.g. ana_rivera@${SEED_EMAIL_DOMAIN} with the password ${SEED_PASSWORD}\n`,
     );
   } finally {
