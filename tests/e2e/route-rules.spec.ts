@@ -45,6 +45,7 @@ function sample(pattern: string): string {
     .replace(":username", E2E_MEMBER.username)
     .replace(":list", "followers")
     .replace(":provider", "github")
+    .replace(":file", "0123456789abcdef.svg")
     .replace("*", "no/such/page");
 }
 
