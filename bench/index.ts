@@ -1,4 +1,5 @@
 import { cpus, loadavg } from "node:os";
+import { benchFanout } from "./fanout";
 import { benchFeedQuery } from "./feed-query";
 import { benchFeedSsr } from "./feed-ssr";
 import { benchHtmlSize } from "./html-size";
@@ -22,6 +23,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "js-size": benchJsSize,
   "html-size": benchHtmlSize,
   "search-query": benchSearchQuery,
+  fanout: benchFanout,
   import: benchImport,
   "journey-stats": benchJourneyStats,
   load: benchLoad,

@@ -8,6 +8,7 @@ import {
 } from "~/db/client.server";
 import { startMaintenance, stopMaintenance } from "~/db/maintenance.server";
 import { migrateDatabase } from "~/db/migrate.server";
+import { startFanOutWorker, stopFanOutWorker } from "~/features/feed/fanout-jobs.server";
 import { startListenImportWorker, stopListenImportWorker } from "~/features/journey/import.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
@@ -34,6 +35,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     await startLiveHub(handle);
     startMailWorker();
     startListenImportWorker();
+    startFanOutWorker();
     startMaintenance(handle, env.MAINTENANCE_INTERVAL_MINUTES);
     logger.info({ database: handle.kind }, "database ready");
     return handle;
@@ -52,6 +54,8 @@ export async function shutdown(): Promise<void> {
   await stopMaintenance();
   // A running import stops after its current batch; the next start resumes it.
   await stopListenImportWorker();
+  // Likewise a fan-out stops after its current batch.
+  await stopFanOutWorker();
   await stopLiveHub();
   // Mails promised after an answer (reset links, codes) go out before the database closes.
   await settleAfterResponse();

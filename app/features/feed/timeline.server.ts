@@ -1,5 +1,6 @@
 import { and, eq, ne, sql } from "drizzle-orm";
-import { follows, homeTimeline, posts } from "~/db/schema";
+import { rowsOf } from "~/db/client.server";
+import { fanoutJobs, follows, homeTimeline, posts } from "~/db/schema";
 import type { Audience } from "~/features/posts/constants";
 import type { DbOrTx } from "~/features/posts/post-cards.server";
 
@@ -14,30 +15,54 @@ export interface TimelinePost {
 }
 
 /**
- * Fan-out on write: puts a new post into its author's timeline and, unless it is "only me",
- * into every follower's. Runs in the transaction that creates the post.
+ * Above this many followers the followers' rows are written by the fan-out worker after the
+ * post commits (fanout-jobs.server.ts) instead of inside the author's request.
  */
-export async function fanOutPost(tx: DbOrTx, post: TimelinePost): Promise<void> {
+export const INLINE_FANOUT_LIMIT = 500;
+
+/** "inline": every timeline has the post on commit; "queued": the worker adds the followers'. */
+export type FanOut = "inline" | "queued";
+
+/**
+ * Fan-out on write: puts a new post into its author's timeline and, unless it is "only me",
+ * into every follower's — in the transaction that creates the post when the author has up to
+ * INLINE_FANOUT_LIMIT followers, else through a fan-out job committed with the post (the
+ * caller wakes the worker after the commit: `wakeFanOut`).
+ */
+export async function fanOutPost(tx: DbOrTx, post: TimelinePost): Promise<FanOut> {
   const createdAt = post.createdAt.toISOString();
-  const followers =
-    post.audience === "only_me"
-      ? sql``
-      : sql`union all
-        select ${follows.followerId}, ${createdAt}::timestamptz, ${post.id}::uuid, ${post.authorId}
-        from ${follows} where ${follows.followeeId} = ${post.authorId}`;
   await tx.execute(sql`
     insert into ${homeTimeline} (user_id, created_at, post_id, author_id)
-    select ${post.authorId}, ${createdAt}::timestamptz, ${post.id}::uuid, ${post.authorId}
-    ${followers}
+    values (${post.authorId}, ${createdAt}::timestamptz, ${post.id}::uuid, ${post.authorId})
     on conflict do nothing`);
+  if (post.audience === "only_me") return "inline";
+  const many = rowsOf(
+    await tx.execute(sql`
+      select 1 from ${follows} where ${follows.followeeId} = ${post.authorId}
+      offset ${INLINE_FANOUT_LIMIT} limit 1`),
+  );
+  if (many.length > 0) {
+    await tx
+      .insert(fanoutJobs)
+      .values({ postId: post.id, authorId: post.authorId })
+      .onConflictDoUpdate({ target: fanoutJobs.postId, set: { afterFollower: null } });
+    return "queued";
+  }
+  await tx.execute(sql`
+    insert into ${homeTimeline} (user_id, created_at, post_id, author_id)
+    select ${follows.followerId}, ${createdAt}::timestamptz, ${post.id}::uuid, ${post.authorId}
+    from ${follows} where ${follows.followeeId} = ${post.authorId}
+    on conflict do nothing`);
+  return "inline";
 }
 
 /** After an audience change: the post reaches exactly the people the new audience allows. */
-export async function refanOutPost(tx: DbOrTx, post: TimelinePost): Promise<void> {
+export async function refanOutPost(tx: DbOrTx, post: TimelinePost): Promise<FanOut> {
   await tx
     .delete(homeTimeline)
     .where(and(eq(homeTimeline.postId, post.id), ne(homeTimeline.userId, post.authorId)));
-  await fanOutPost(tx, post);
+  await tx.delete(fanoutJobs).where(eq(fanoutJobs.postId, post.id));
+  return fanOutPost(tx, post);
 }
 
 /** On follow: the followee's newest posts the follower may see join the follower's timeline. */

@@ -145,7 +145,7 @@ async function usersNamed(tx: DbOrTx, usernames: readonly string[]): Promise<str
 
 export async function notifyPostCreated(
   tx: DbOrTx,
-  event: { postId: string; authorId: string; mentions: readonly string[] },
+  event: { postId: string; authorId: string; mentions: readonly string[]; announce: boolean },
 ): Promise<void> {
   for (const recipientId of await usersNamed(tx, event.mentions)) {
     await addNotification(tx, {
@@ -156,7 +156,7 @@ export async function notifyPostCreated(
       postId: event.postId,
     });
   }
-  await publishLive(tx, { t: "p", p: event.postId, a: event.authorId });
+  if (event.announce) await publishLive(tx, { t: "p", p: event.postId, a: event.authorId });
 }
 
 export async function notifyPostLiked(

@@ -20,7 +20,14 @@ import type { DbOrTx } from "./post-cards.server";
  * A deleted post takes its notifications with it through foreign keys.
  */
 export type SocialEvent =
-  | { type: "postCreated"; postId: string; authorId: string; mentions: string[] }
+  | {
+      type: "postCreated";
+      postId: string;
+      authorId: string;
+      mentions: string[];
+      /** False when the fan-out worker announces the post after it reached every timeline. */
+      announce: boolean;
+    }
   | { type: "postDeleted"; postId: string; authorId: string }
   | { type: "postLiked"; postId: string; authorId: string; likerId: string }
   | { type: "postUnliked"; postId: string; authorId: string; likerId: string }

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { media, posts, profiles } from "~/db/schema";
+import { wakeFanOut } from "~/features/feed/fanout-jobs.server";
 import { fanOutPost, refanOutPost } from "~/features/feed/timeline.server";
 import { type ProcessedImage, storeImage } from "~/features/media/media.server";
 import { AppError } from "~/lib/errors";
@@ -24,7 +25,7 @@ export interface CreatePostOptions {
  */
 export async function createPost(options: CreatePostOptions): Promise<{ id: string }> {
   const { viewerId } = options;
-  return getDb().transaction(async (tx) => {
+  const created = await getDb().transaction(async (tx) => {
     let audience = options.input.audience;
     if (!audience) {
       const [author] = await tx
@@ -53,7 +54,7 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
       })
       .returning({ id: posts.id, createdAt: posts.createdAt });
     if (!row) throw new Error("post insert returned nothing");
-    await fanOutPost(tx, {
+    const fanOut = await fanOutPost(tx, {
       id: row.id,
       authorId: viewerId,
       createdAt: row.createdAt,
@@ -64,9 +65,13 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
       postId: row.id,
       authorId: viewerId,
       mentions: mentionedUsernames(input.note),
+      // A queued fan-out announces the post itself, once every follower's timeline has it.
+      announce: fanOut === "inline",
     });
-    return { id: row.id };
+    return { id: row.id, fanOut };
   });
+  if (created.fanOut === "queued") wakeFanOut();
+  return { id: created.id };
 }
 
 /** The post as the viewer may see it, or null (unknown, malformed or hidden id alike). */
@@ -147,6 +152,9 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
       });
     }
   });
+  // A queued fan-out (new, or one a batch skipped while the post was locked for this edit)
+  // goes on now rather than at the worker's next round.
+  wakeFanOut();
 }
 
 /**
