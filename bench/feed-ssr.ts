@@ -5,10 +5,12 @@ import {
   ensureBuild,
   PORTS,
   type RunningServer,
+  rssBytes,
   seedDemo,
   serverEnv,
   startServer,
   tempDataDir,
+  watchRss,
 } from "./lib/server";
 
 /**
@@ -22,6 +24,10 @@ const RATIO_BUDGET = 0.6;
 const TAIL_BUDGET = 2.5;
 /** Signed-in `/feed` ÷ `/bench/floor` (the same data as the plainest page): issue 17. */
 const FLOOR_BUDGET = 0.25;
+/** Issue 17: the server's peak RSS during the 50-connection run, and how far above it stays. */
+const RSS_PEAK_BUDGET = 300 * 1024 * 1024;
+const RSS_AFTER_BUDGET = 1.1;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 interface Load {
   rps: number;
@@ -121,9 +127,14 @@ export async function benchFeedSsr(): Promise<StepOutcome> {
     const notes: string[] = [...html.notes];
     let feed50: Load | null = null;
     let fixture50: Load | null = null;
+    let rssBefore = 0;
+    let rssPeak = 0;
     for (const connections of CONNECTIONS) {
       log(`feed-ssr: ${connections} connections, ${seconds} s per target …`);
+      const watch = connections === 50 ? watchRss(server.pid) : null;
+      if (watch) rssBefore = rssBytes(server.pid);
       const feed = await load(feedUrl, { connections, seconds, cookie });
+      if (watch) rssPeak = watch.stop();
       const fixture = await load(fixtureUrl, { connections, seconds });
       const fixtureSignedIn = await load(fixtureUrl, { connections, seconds, cookie });
       const floor = await load(floorUrl, { connections, seconds });
@@ -162,6 +173,25 @@ export async function benchFeedSsr(): Promise<StepOutcome> {
         fixture50 = fixture;
       }
     }
+    // Settled: what the server keeps once the crowd has gone.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const rssAfter = rssBytes(server.pid);
+    rows.push(
+      {
+        step: "feed-ssr",
+        metric: "server RSS peak, /feed at 50 conn",
+        measured: `${mb(rssPeak)} (before ${mb(rssBefore)})`,
+        budget: `≤ ${mb(RSS_PEAK_BUDGET)}`,
+        pass: rssPeak <= RSS_PEAK_BUDGET,
+      },
+      {
+        step: "feed-ssr",
+        metric: "server RSS after the runs ÷ before 50 conn",
+        measured: `${(rssAfter / rssBefore).toFixed(2)} (${mb(rssAfter)} ÷ ${mb(rssBefore)})`,
+        budget: `≤ ${RSS_AFTER_BUDGET}`,
+        pass: rssAfter / rssBefore <= RSS_AFTER_BUDGET,
+      },
+    );
     if (feed50 && fixture50) {
       const tail = feed50.p99 / feed50.p50;
       rows.push({

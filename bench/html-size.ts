@@ -154,12 +154,12 @@ export function htmlRows(step: string, m: FeedHtml): { rows: BudgetRow[]; notes:
 export const DEMO_EMAIL = "ana_rivera@demo.soundtrail.test";
 const DEMO_PASSWORD = "Soundtrail-demo-2025";
 
-export async function signIn(baseUrl: string): Promise<string> {
+export async function signIn(baseUrl: string, email = DEMO_EMAIL): Promise<string> {
   const response = await fetch(`${baseUrl}/auth/login`, {
     method: "POST",
     redirect: "manual",
     headers: { Origin: baseUrl, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ intent: "password", email: DEMO_EMAIL, password: DEMO_PASSWORD }),
+    body: new URLSearchParams({ intent: "password", email, password: DEMO_PASSWORD }),
   });
   const cookies = response.headers
     .getSetCookie()
@@ -167,7 +167,7 @@ export async function signIn(baseUrl: string): Promise<string> {
     // The session only: a flash-toast cookie would make every response clear it again.
     .filter((c) => /^(?:__Secure-)?soundtrail\.session/.test(c));
   if (response.status >= 400 || cookies.length === 0) {
-    throw new Error(`signing in as ${DEMO_EMAIL} failed (HTTP ${response.status})`);
+    throw new Error(`signing in as ${email} failed (HTTP ${response.status})`);
   }
   return cookies.join("; ");
 }

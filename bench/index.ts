@@ -7,6 +7,8 @@ import { benchImport } from "./import";
 import { benchJourneyStats } from "./journey-stats";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
+import { benchLighthouse } from "./lighthouse";
+import { benchLiveLatency } from "./live-latency";
 import { benchLoad } from "./load";
 import { benchMaintenance } from "./maintenance";
 import { benchSearchQuery } from "./search-query";
@@ -24,6 +26,8 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "html-size": benchHtmlSize,
   "search-query": benchSearchQuery,
   fanout: benchFanout,
+  "live-latency": benchLiveLatency,
+  lighthouse: benchLighthouse,
   import: benchImport,
   "journey-stats": benchJourneyStats,
   load: benchLoad,

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { log } from "./report";
@@ -13,7 +13,13 @@ import { log } from "./report";
 export const BUILD_DIR = "bench/build";
 
 /** Ports the benchmarks may use (3400–3420). */
-export const PORTS = { feedSsr: 3401, jsSize: 3402, htmlSize: 3403 } as const;
+export const PORTS = {
+  feedSsr: 3401,
+  jsSize: 3402,
+  htmlSize: 3403,
+  liveLatency: 3404,
+  lighthouse: 3405,
+} as const;
 
 let built: Promise<void> | null = null;
 
@@ -109,7 +115,34 @@ export async function seedDemo(env: NodeJS.ProcessEnv): Promise<void> {
 
 export interface RunningServer {
   baseUrl: string;
+  /** The server process, for its memory (`rssBytes`). */
+  pid: number;
   stop(): Promise<void>;
+}
+
+/** A process's resident set size (VmRSS), in bytes; 0 once it is gone. */
+export function rssBytes(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; gives the highest seen. */
+export function watchRss(pid: number, everyMs = 100): { stop(): number } {
+  let peak = rssBytes(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssBytes(pid));
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, rssBytes(pid));
+    },
+  };
 }
 
 const children = new Set<ChildProcess>();
@@ -156,6 +189,7 @@ export async function startServer(env: NodeJS.ProcessEnv): Promise<RunningServer
   }
   return {
     baseUrl,
+    pid: child.pid ?? 0,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill("SIGTERM");
