@@ -231,35 +231,56 @@ function toPostResult(r: PostRow): PostResult {
 }
 
 /**
+ * How many matches a text search ranks at most: the newest this many posts the viewer may see
+ * that match, found by walking the posts newest first (`posts_created_idx`) when the words are
+ * common, or by the full-text index when they are rare. Beyond that a common word's results are
+ * the most relevant of its newest matches, and its list ends there (ADR 012).
+ */
+export const SEARCH_RANKED_MATCHES = 500;
+
+/**
  * One page of posts the viewer may see (THE visibility rule, blocks included) that satisfy
  * `match`, ordered by `rank` (a float8 expression; a constant for lists by time), then newest.
- * One statement, author included.
+ * With `candidates`, only the newest that many matches are ranked. The authors are joined to the
+ * page only, not to every match. One statement, author included.
  */
 async function pageOfPosts(options: {
   viewerId: string;
   match: SQL;
   rank: SQL;
+  candidates?: number;
   cursor: string | null | undefined;
   limit: number;
 }): Promise<SearchPage<PostResult>> {
   const { viewerId, match, rank, limit } = options;
   const cursor = decodePostCursor(options.cursor);
   const after = cursor
-    ? sql`and (${rank}, ${posts.createdAt}, ${posts.id}) < (${cursor.rank}::float8, ${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+    ? sql`where (m.rank, m.created_at, m.id) < (${cursor.rank}::float8, ${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+    : sql``;
+  const newest = options.candidates
+    ? // "nulls last" as the index has it (drizzle-kit's default); both columns are not null.
+      sql`order by ${posts.createdAt} desc nulls last, ${posts.id} desc nulls last limit ${options.candidates}`
     : sql``;
   const rows = rowsOf<PostRow>(
     await getDb().execute(sql`
-      select ${posts.id} as id, ${posts.kind} as kind, ${posts.title} as title,
-        ${posts.artist} as artist, ${posts.album} as album, ${posts.note} as note,
-        ${posts.audience} as audience, ${postTags} as tags, ${posts.createdAt} as created_at,
-        ${posts.authorId} as author_id, ${profiles.username} as username,
-        ${profiles.displayName} as display_name, ${profiles.avatarUrl} as avatar_url,
-        ${rank} as rank
-      from ${posts}
-      inner join ${profiles} on ${profiles.userId} = ${posts.authorId}
-      where ${match} and ${canSeePost(viewerId)} ${after}
-      order by rank desc, created_at desc, id desc
-      limit ${limit + 1}`),
+      select page.*, ${profiles.username} as username, ${profiles.displayName} as display_name,
+        ${profiles.avatarUrl} as avatar_url
+      from (
+        select * from (
+          select ${posts.id} as id, ${posts.kind} as kind, ${posts.title} as title,
+            ${posts.artist} as artist, ${posts.album} as album, ${posts.note} as note,
+            ${posts.audience} as audience, ${postTags} as tags, ${posts.createdAt} as created_at,
+            ${posts.authorId} as author_id, ${rank} as rank
+          from ${posts}
+          where ${match} and ${canSeePost(viewerId)}
+          ${newest}
+        ) m
+        ${after}
+        order by m.rank desc, m.created_at desc, m.id desc
+        limit ${limit + 1}
+      ) page
+      inner join ${profiles} on ${profiles.userId} = page.author_id
+      order by page.rank desc, page.created_at desc, page.id desc`),
   );
   return pageOf(rows, limit, toPostResult, (r) =>
     encodeSearchCursor([Number(r.rank), new Date(r.created_at).toISOString(), r.id]),
@@ -278,6 +299,7 @@ export async function searchPosts(options: SearchOptions): Promise<SearchPage<Po
     viewerId: options.viewerId,
     match: sql`${searchVector} @@ ${tsq}`,
     rank: sql`ts_rank(${searchVector}, ${tsq})::float8`,
+    candidates: SEARCH_RANKED_MATCHES,
     cursor: options.cursor,
     limit: pageSize(options.limit),
   });
