@@ -34,6 +34,20 @@ async function setCreatedAt(postId: string, date: Date) {
   await getDb().update(posts).set({ createdAt: date }).where(eq(posts.id, postId));
 }
 
+/** Every page of a post search, following the cursor (at most 20 pages). */
+async function postPages(viewerId: string, query: string, limit: number) {
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page = await searchPosts({ viewerId, query, limit, cursor });
+    seen.push(...page.items.map((p) => p.id));
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor && pages < 20);
+  return { seen, pages };
+}
+
 describe("people search", () => {
   it("finds a misspelt name and ignores accents: “jonh” finds John, “bjork” finds Björk Fan", async () => {
     const viewer = await createTestUser();
@@ -214,15 +228,7 @@ describe("post search", () => {
       ids.push(id);
       if (i % 4 === 0) await setCreatedAt(id, new Date(Date.UTC(2024, 0, 1)));
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const page = await searchPosts({ viewerId: ana.id, query: term, limit: 5, cursor });
-      seen.push(...page.items.map((p) => p.id));
-      cursor = page.nextCursor;
-      pages++;
-    } while (cursor && pages < 20);
+    const { seen, pages } = await postPages(ana.id, term, 5);
     expect(pages).toBe(5);
     expect(new Set(seen).size).toBe(seen.length);
     expect([...seen].sort()).toEqual([...ids].sort());
@@ -240,15 +246,7 @@ describe("post search", () => {
       insert into posts (author_id, kind, title, note, created_at)
       select ${ana.id}, 'track', 'Other', ${term} || ' heard again', now() - g * interval '1 minute'
       from generate_series(1, ${SEARCH_RANKED_MATCHES}) g`);
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const page = await searchPosts({ viewerId: ana.id, query: term, limit: 50, cursor });
-      seen.push(...page.items.map((p) => p.id));
-      cursor = page.nextCursor;
-      pages++;
-    } while (cursor && pages < 20);
+    const { seen } = await postPages(ana.id, term, 50);
     expect(seen).toHaveLength(SEARCH_RANKED_MATCHES);
     expect(new Set(seen).size).toBe(SEARCH_RANKED_MATCHES);
     expect(seen).not.toContain(inTitle);
