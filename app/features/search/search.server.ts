@@ -155,8 +155,20 @@ export async function searchPeople(options: SearchOptions): Promise<SearchPage<P
   const after = cursor
     ? sql`where m.score < ${cursor.score}::float8 or (m.score = ${cursor.score}::float8 and m.id > ${cursor.id})`
     : sql``;
-  // The score once per candidate ("offset 0" keeps the planner from copying it into the cursor
-  // condition); counts and follow states for the page only.
+  const candidate = (match: SQL) => sql`
+    select ${profiles.userId} as id, ${profiles.username} as username,
+      ${profiles.displayName} as display_name, ${profiles.avatarUrl} as avatar_url,
+      ${profiles.bio} as bio, ${profiles.requiresFollowApproval} as requires_approval,
+      ${score} as score
+    from ${profiles}
+    where ${match}
+      and (${profiles.isDiscoverable} or ${profiles.userId} = ${viewerId})
+      and not ${blockedBetween(profiles.userId, viewerId)}`;
+  // Similar names, then the names that only contain the query (a short piece of a word): two
+  // disjoint branches rather than one OR, which PostgreSQL re-checks in full on every candidate
+  // after the index's own recheck (one more word_similarity each). The score once per candidate
+  // ("offset 0" keeps the planner from copying it into the cursor condition); counts and follow
+  // states for the page only.
   const rows = rowsOf<PersonRow>(
     await getDb().execute(sql`
       select page.*,
@@ -166,14 +178,9 @@ export async function searchPeople(options: SearchOptions): Promise<SearchPage<P
         exists (select 1 from ${followRequests} where ${followRequests.requesterId} = ${viewerId} and ${followRequests.targetId} = page.id) as is_requested
       from (
         select * from (
-          select ${profiles.userId} as id, ${profiles.username} as username,
-            ${profiles.displayName} as display_name, ${profiles.avatarUrl} as avatar_url,
-            ${profiles.bio} as bio, ${profiles.requiresFollowApproval} as requires_approval,
-            ${score} as score
-          from ${profiles}
-          where (${nameKey} like ${likeAnywhere(query)} or ${q} <% ${nameKey})
-            and (${profiles.isDiscoverable} or ${profiles.userId} = ${viewerId})
-            and not ${blockedBetween(profiles.userId, viewerId)}
+          ${candidate(sql`${q} <% ${nameKey}`)}
+          union all
+          ${candidate(sql`${nameKey} like ${likeAnywhere(query)} and not (${q} <% ${nameKey})`)}
           offset 0
         ) m
         ${after}
