@@ -1,5 +1,9 @@
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { sql } from "drizzle-orm";
 import {
+  captureStatements,
   countStatements,
   type DatabaseHandle,
   getDb,
@@ -58,6 +62,32 @@ const PATTERNS: Pattern[] = [
   },
 ];
 
+/** Every EXPLAIN (ANALYZE, BUFFERS) in full (path in the notes). */
+const PLAN_FILE = path.join(tmpdir(), "soundtrail-bench-search-query-plans.txt");
+
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the statement the pattern sends (captured through the Drizzle
+ * logger): planning against execution time, and how many pages came from PGlite's shared
+ * buffers ("hit") or had to be read from its files ("read").
+ */
+async function explain(handle: DatabaseHandle, pattern: Pattern, log: string[]): Promise<string> {
+  const pglite = handle.pglite;
+  if (!pglite) return "n/a";
+  const { statements } = await captureStatements(pattern.call);
+  const statement = statements[0];
+  if (!statement) return "n/a";
+  const plan = await pglite.query<{ "QUERY PLAN": string }>(
+    `explain (analyze, buffers) ${statement.sql}`,
+    statement.params,
+  );
+  const lines = plan.rows.map((r) => r["QUERY PLAN"]);
+  log.push(`-- ${pattern.label}\n${lines.join("\n")}\n`);
+  const value = (label: string) =>
+    lines.find((l) => l.trim().startsWith(label))?.replace(/^.*: /, "");
+  const buffers = lines.find((l) => l.trim().startsWith("Buffers:"))?.trim();
+  return `planning ${value("Planning Time")}, execution ${value("Execution Time")}; ${buffers ?? "no buffers"}`;
+}
+
 export async function benchSearchQuery(): Promise<StepOutcome> {
   const postCount = Number(process.env.BENCH_POSTS ?? 1_000_000);
   const runs = Number(process.env.BENCH_QUERY_RUNS ?? 500);
@@ -108,6 +138,7 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
       budget: "—",
       pass: null,
     });
+    const planLog: string[] = [];
     for (const pattern of PATTERNS) {
       log(`search-query: ${pattern.label} …`);
       const check = await countStatements(pattern.call);
@@ -117,6 +148,8 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
         minRuns: 30,
         warmRuns: 20,
       });
+      // After the timed calls, so the plan shows the warm state they ran in.
+      notes.push(`EXPLAIN ${pattern.label}: ${await explain(handle, pattern, planLog)}`);
       const p50 = percentile(samples, 50);
       const p99 = percentile(samples, 99);
       rows.push({
@@ -127,6 +160,8 @@ export async function benchSearchQuery(): Promise<StepOutcome> {
         pass: pattern.budget === null ? null : p99 <= pattern.budget,
       });
     }
+    writeFileSync(PLAN_FILE, planLog.join("\n"));
+    notes.push(`full plans: ${PLAN_FILE}`);
     return { step: "search-query", rows, notes, seconds: 0 };
   } finally {
     setDatabase(undefined);

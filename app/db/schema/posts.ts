@@ -34,6 +34,8 @@ export const posts = pgTable(
     index("posts_public_created_idx")
       .on(t.createdAt.desc(), t.id.desc())
       .where(sql`${t.audience} = 'everyone'`),
+    // Search ranks a common word's newest matches only: it walks all posts newest first.
+    index("posts_created_idx").on(t.createdAt.desc(), t.id.desc()),
     // Composer autocomplete: prefix matches on lower(...) need text_pattern_ops under any collation.
     index("posts_title_prefix_idx").using("btree", sql`lower(${t.title}) text_pattern_ops`),
     index("posts_artist_prefix_idx").using("btree", sql`lower(${t.artist}) text_pattern_ops`),

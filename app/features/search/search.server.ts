@@ -145,31 +145,49 @@ export async function searchPeople(options: SearchOptions): Promise<SearchPage<P
   const limit = pageSize(options.limit);
   if (!query) return { items: [], nextCursor: null };
   const q = fold(query);
-  const score = sql`(greatest(word_similarity(${q}, ${usernameKey}), word_similarity(${q}, ${displayNameKey}))
+  // One word_similarity per candidate on top of the index's recheck (it costs ~10 µs on PGlite,
+  // and a common surname brings hundreds of candidates): on the name key, which holds both names
+  // (trigrams are per word, so it scores at least as high as the better of the two).
+  const score = sql`(word_similarity(${q}, ${nameKey})
     + case when ${usernameKey} = ${q} or ${displayNameKey} = ${q} then 1
            when ${nameKey} like ${likeAnywhere(query)} then 0.5 else 0 end)::float8`;
   const cursor = decodeScoreCursor(options.cursor);
   const after = cursor
-    ? sql`and (${score} < ${cursor.score}::float8 or (${score} = ${cursor.score}::float8 and ${profiles.userId} > ${cursor.id}))`
+    ? sql`where m.score < ${cursor.score}::float8 or (m.score = ${cursor.score}::float8 and m.id > ${cursor.id})`
     : sql``;
+  const candidate = (match: SQL) => sql`
+    select ${profiles.userId} as id, ${profiles.username} as username,
+      ${profiles.displayName} as display_name, ${profiles.avatarUrl} as avatar_url,
+      ${profiles.bio} as bio, ${profiles.requiresFollowApproval} as requires_approval,
+      ${score} as score
+    from ${profiles}
+    where ${match}
+      and (${profiles.isDiscoverable} or ${profiles.userId} = ${viewerId})
+      and not ${blockedBetween(profiles.userId, viewerId)}`;
+  // Similar names, then the names that only contain the query (a short piece of a word): two
+  // disjoint branches rather than one OR, which PostgreSQL re-checks in full on every candidate
+  // after the index's own recheck (one more word_similarity each). The score once per candidate
+  // ("offset 0" keeps the planner from copying it into the cursor condition); counts and follow
+  // states for the page only.
   const rows = rowsOf<PersonRow>(
     await getDb().execute(sql`
-      select ${profiles.userId} as id, ${profiles.username} as username,
-        ${profiles.displayName} as display_name, ${profiles.avatarUrl} as avatar_url,
-        ${profiles.bio} as bio,
-        (select count(*)::int from ${follows} where ${follows.followeeId} = ${profiles.userId}) as follower_count,
-        exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${profiles.userId}) as is_followed,
-        exists (select 1 from ${follows} where ${follows.followerId} = ${profiles.userId} and ${follows.followeeId} = ${viewerId}) as follows_viewer,
-        exists (select 1 from ${followRequests} where ${followRequests.requesterId} = ${viewerId} and ${followRequests.targetId} = ${profiles.userId}) as is_requested,
-        ${profiles.requiresFollowApproval} as requires_approval,
-        ${score} as score
-      from ${profiles}
-      where (${nameKey} like ${likeAnywhere(query)} or ${q} <% ${nameKey})
-        and (${profiles.isDiscoverable} or ${profiles.userId} = ${viewerId})
-        and not ${blockedBetween(profiles.userId, viewerId)}
+      select page.*,
+        (select count(*)::int from ${follows} where ${follows.followeeId} = page.id) as follower_count,
+        exists (select 1 from ${follows} where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = page.id) as is_followed,
+        exists (select 1 from ${follows} where ${follows.followerId} = page.id and ${follows.followeeId} = ${viewerId}) as follows_viewer,
+        exists (select 1 from ${followRequests} where ${followRequests.requesterId} = ${viewerId} and ${followRequests.targetId} = page.id) as is_requested
+      from (
+        select * from (
+          ${candidate(sql`${q} <% ${nameKey}`)}
+          union all
+          ${candidate(sql`${nameKey} like ${likeAnywhere(query)} and not (${q} <% ${nameKey})`)}
+          offset 0
+        ) m
         ${after}
-      order by score desc, id asc
-      limit ${limit + 1}`),
+        order by m.score desc, m.id asc
+        limit ${limit + 1}
+      ) page
+      order by page.score desc, page.id asc`),
   );
   return pageOf(
     rows,
@@ -231,35 +249,56 @@ function toPostResult(r: PostRow): PostResult {
 }
 
 /**
+ * How many matches a text search ranks at most: the newest this many posts the viewer may see
+ * that match, found by walking the posts newest first (`posts_created_idx`) when the words are
+ * common, or by the full-text index when they are rare. Beyond that a common word's results are
+ * the most relevant of its newest matches, and its list ends there (ADR 012).
+ */
+export const SEARCH_RANKED_MATCHES = 500;
+
+/**
  * One page of posts the viewer may see (THE visibility rule, blocks included) that satisfy
  * `match`, ordered by `rank` (a float8 expression; a constant for lists by time), then newest.
- * One statement, author included.
+ * With `candidates`, only the newest that many matches are ranked. The authors are joined to the
+ * page only, not to every match. One statement, author included.
  */
 async function pageOfPosts(options: {
   viewerId: string;
   match: SQL;
   rank: SQL;
+  candidates?: number;
   cursor: string | null | undefined;
   limit: number;
 }): Promise<SearchPage<PostResult>> {
   const { viewerId, match, rank, limit } = options;
   const cursor = decodePostCursor(options.cursor);
   const after = cursor
-    ? sql`and (${rank}, ${posts.createdAt}, ${posts.id}) < (${cursor.rank}::float8, ${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+    ? sql`where (m.rank, m.created_at, m.id) < (${cursor.rank}::float8, ${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`
+    : sql``;
+  const newest = options.candidates
+    ? // "nulls last" as the index has it (drizzle-kit's default); both columns are not null.
+      sql`order by ${posts.createdAt} desc nulls last, ${posts.id} desc nulls last limit ${options.candidates}`
     : sql``;
   const rows = rowsOf<PostRow>(
     await getDb().execute(sql`
-      select ${posts.id} as id, ${posts.kind} as kind, ${posts.title} as title,
-        ${posts.artist} as artist, ${posts.album} as album, ${posts.note} as note,
-        ${posts.audience} as audience, ${postTags} as tags, ${posts.createdAt} as created_at,
-        ${posts.authorId} as author_id, ${profiles.username} as username,
-        ${profiles.displayName} as display_name, ${profiles.avatarUrl} as avatar_url,
-        ${rank} as rank
-      from ${posts}
-      inner join ${profiles} on ${profiles.userId} = ${posts.authorId}
-      where ${match} and ${canSeePost(viewerId)} ${after}
-      order by rank desc, created_at desc, id desc
-      limit ${limit + 1}`),
+      select page.*, ${profiles.username} as username, ${profiles.displayName} as display_name,
+        ${profiles.avatarUrl} as avatar_url
+      from (
+        select * from (
+          select ${posts.id} as id, ${posts.kind} as kind, ${posts.title} as title,
+            ${posts.artist} as artist, ${posts.album} as album, ${posts.note} as note,
+            ${posts.audience} as audience, ${postTags} as tags, ${posts.createdAt} as created_at,
+            ${posts.authorId} as author_id, ${rank} as rank
+          from ${posts}
+          where ${match} and ${canSeePost(viewerId)}
+          ${newest}
+        ) m
+        ${after}
+        order by m.rank desc, m.created_at desc, m.id desc
+        limit ${limit + 1}
+      ) page
+      inner join ${profiles} on ${profiles.userId} = page.author_id
+      order by page.rank desc, page.created_at desc, page.id desc`),
   );
   return pageOf(rows, limit, toPostResult, (r) =>
     encodeSearchCursor([Number(r.rank), new Date(r.created_at).toISOString(), r.id]),
@@ -278,6 +317,7 @@ export async function searchPosts(options: SearchOptions): Promise<SearchPage<Po
     viewerId: options.viewerId,
     match: sql`${searchVector} @@ ${tsq}`,
     rank: sql`ts_rank(${searchVector}, ${tsq})::float8`,
+    candidates: SEARCH_RANKED_MATCHES,
     cursor: options.cursor,
     limit: pageSize(options.limit),
   });

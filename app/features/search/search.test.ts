@@ -13,6 +13,7 @@ import {
   exploreSearch,
   listMusicPosts,
   listTagPosts,
+  SEARCH_RANKED_MATCHES,
   searchMusic,
   searchPeople,
   searchPosts,
@@ -31,6 +32,20 @@ function word(prefix = "zq"): string {
 
 async function setCreatedAt(postId: string, date: Date) {
   await getDb().update(posts).set({ createdAt: date }).where(eq(posts.id, postId));
+}
+
+/** Every page of a post search, following the cursor (at most 20 pages). */
+async function postPages(viewerId: string, query: string, limit: number) {
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page = await searchPosts({ viewerId, query, limit, cursor });
+    seen.push(...page.items.map((p) => p.id));
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor && pages < 20);
+  return { seen, pages };
 }
 
 describe("people search", () => {
@@ -213,20 +228,34 @@ describe("post search", () => {
       ids.push(id);
       if (i % 4 === 0) await setCreatedAt(id, new Date(Date.UTC(2024, 0, 1)));
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const page = await searchPosts({ viewerId: ana.id, query: term, limit: 5, cursor });
-      seen.push(...page.items.map((p) => p.id));
-      cursor = page.nextCursor;
-      pages++;
-    } while (cursor && pages < 20);
+    const { seen, pages } = await postPages(ana.id, term, 5);
     expect(pages).toBe(5);
     expect(new Set(seen).size).toBe(seen.length);
     expect([...seen].sort()).toEqual([...ids].sort());
     const all = (await searchPosts({ viewerId: ana.id, query: term, limit: 50 })).items;
     expect(seen).toEqual(all.map((p) => p.id));
+  });
+
+  it("ranks only the newest SEARCH_RANKED_MATCHES matches of a word, and its list ends there", async () => {
+    const ana = await createTestUser();
+    const term = word();
+    // A match in the title outranks any match in a note, but it is the oldest match of all.
+    const inTitle = await createTestPost(ana.id, { title: `${term} Song`, note: "" });
+    await setCreatedAt(inTitle, new Date(Date.UTC(2020, 0, 1)));
+    await getDb().execute(sql`
+      insert into posts (author_id, kind, title, note, created_at)
+      select ${ana.id}, 'track', 'Other', ${term} || ' heard again', now() - g * interval '1 minute'
+      from generate_series(1, ${SEARCH_RANKED_MATCHES}) g`);
+    const { seen } = await postPages(ana.id, term, 50);
+    expect(seen).toHaveLength(SEARCH_RANKED_MATCHES);
+    expect(new Set(seen).size).toBe(SEARCH_RANKED_MATCHES);
+    expect(seen).not.toContain(inTitle);
+    // One match fewer and the title match is among the newest SEARCH_RANKED_MATCHES: it ranks first.
+    await getDb().execute(
+      sql`delete from posts where id = (select id from posts where author_id = ${ana.id} and title = 'Other' order by created_at desc limit 1)`,
+    );
+    const first = await searchPosts({ viewerId: ana.id, query: term, limit: 3 });
+    expect(first.items[0]?.id).toBe(inTitle);
   });
 });
 
