@@ -20,8 +20,8 @@ export function focusableIn(containers: (HTMLElement | null | undefined)[]): HTM
 }
 
 /**
- * While `active`, keeps keyboard focus inside `containers` (Tab from the last control goes to
- * the first, Shift+Tab from the first to the last) and calls `onEscape` on Escape. The
+ * While `active`, keeps keyboard focus inside `containers`: Tab and Shift+Tab walk their controls
+ * in the order the containers are given and wrap around; Escape calls `onEscape`. The
  * containers are read when a key is pressed, so they may change while the trap is on.
  */
 export function useFocusTrap(options: {
@@ -42,21 +42,19 @@ export function useFocusTrap(options: {
       }
       if (event.key !== "Tab") return;
       const focusable = focusableIn(latest.current.containers());
-      const first = focusable[0];
-      const last = focusable[focusable.length - 1];
-      if (!first || !last) return;
-      const current = document.activeElement;
-      const index = focusable.indexOf(current as HTMLElement);
-      if (index === -1) {
-        event.preventDefault();
-        (event.shiftKey ? last : first).focus();
-      } else if (!event.shiftKey && current === last) {
-        event.preventDefault();
-        first.focus();
-      } else if (event.shiftKey && current === first) {
-        event.preventDefault();
-        last.focus();
-      }
+      if (focusable.length === 0) return;
+      // The containers need not be next to each other in the page (a menu button after its
+      // menu), so every step is taken here rather than left to the browser's tab order.
+      event.preventDefault();
+      const index = focusable.indexOf(document.activeElement as HTMLElement);
+      const step = event.shiftKey ? -1 : 1;
+      const next =
+        index === -1
+          ? event.shiftKey
+            ? focusable.length - 1
+            : 0
+          : (index + step + focusable.length) % focusable.length;
+      focusable[next]?.focus();
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
