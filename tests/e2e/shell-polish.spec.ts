@@ -95,6 +95,21 @@ async function expectNoHorizontalOverflow(page: Page, what: string) {
   expect(scrollWidth, `${what}: page wider than the window`).toBeLessThanOrEqual(innerWidth);
 }
 
+/** Presses Tab `presses` times, then Shift+Tab once: focus never leaves `selectors`. */
+async function expectFocusKeptIn(page: Page, selectors: string[], presses: number) {
+  const inside = () =>
+    page.evaluate(
+      (list) => list.some((selector) => document.activeElement?.closest(selector)),
+      selectors,
+    );
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press("Tab");
+    expect(await inside(), `after ${i + 1} × Tab`).toBe(true);
+  }
+  await page.keyboard.press("Shift+Tab");
+  expect(await inside(), "after Shift+Tab").toBe(true);
+}
+
 async function attachScreenshot(page: Page, name: string) {
   await test.info().attach(name, {
     body: await page.screenshot({ fullPage: true, animations: "disabled" }),
@@ -235,21 +250,9 @@ test.describe("menus on a phone", () => {
     await expect(page.getByTestId("menu-backdrop")).toBeVisible();
     const nav = page.getByRole("navigation", { name: "Main" });
     // Tab walks the menu's controls and comes back round to the menu button, never the page.
-    const inMenu = () =>
-      page.evaluate(() => {
-        const active = document.activeElement;
-        const nav = document.querySelector('nav[aria-label="Main"]');
-        const button = document.querySelector("button[aria-controls]");
-        return Boolean(active && (nav?.contains(active) || active === button));
-      });
     await page.keyboard.press("Tab");
     await expect(nav.getByRole("link", { name: "Feed", exact: true })).toBeFocused();
-    for (let i = 0; i < 6; i++) {
-      await page.keyboard.press("Tab");
-      expect(await inMenu()).toBe(true);
-    }
-    await page.keyboard.press("Shift+Tab");
-    expect(await inMenu()).toBe(true);
+    await expectFocusKeptIn(page, ['nav[aria-label="Main"]', "header button[aria-controls]"], 6);
     await page.keyboard.press("Escape");
     await expect(nav.getByRole("link", { name: "Feed", exact: true })).toBeHidden();
     await expect(page.getByTestId("menu-backdrop")).toHaveCount(0);
@@ -284,17 +287,7 @@ test.describe("menus on a phone", () => {
     await expect(banner.getByRole("link", { name: "Profile", exact: true })).toBeVisible();
     await expectNoAxeViolations(page);
     // From the avatar round the menu (profile, settings, three theme buttons, sign out) and back.
-    const inMenu = () =>
-      page.evaluate(() => {
-        const active = document.activeElement;
-        return Boolean(active?.closest("header details"));
-      });
-    for (let i = 0; i < 8; i++) {
-      await page.keyboard.press("Tab");
-      expect(await inMenu()).toBe(true);
-    }
-    await page.keyboard.press("Shift+Tab");
-    expect(await inMenu()).toBe(true);
+    await expectFocusKeptIn(page, ["header details"], 8);
     await page.keyboard.press("Escape");
     await expect(banner.getByRole("link", { name: "Profile", exact: true })).toBeHidden();
     await expect(page.getByTestId("menu-backdrop")).toHaveCount(0);
