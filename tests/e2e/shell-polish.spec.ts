@@ -201,6 +201,10 @@ test.describe("empty pages on a busy instance", () => {
         const trending = main.getByRole("list", { name: "Trending artists" });
         await expect(trending.getByRole("link").first()).toBeVisible();
         await expectNoHorizontalOverflow(page, url);
+        await attachScreenshot(
+          page,
+          `empty-${url.split("?")[0]?.replaceAll("/", "_")}-${theme}.png`,
+        );
         await expectNoAxeViolations(page);
       }
       await context.close();
@@ -323,6 +327,25 @@ test.describe("the composer", () => {
     await expect(title).toBeFocused();
     await expect(title).toHaveValue("Half-written draft");
     await context.close();
+  });
+
+  test("editing a post: Cancel goes back to the post, in both themes", async ({
+    browser,
+    request,
+  }) => {
+    test.setTimeout(90_000);
+    const { poster, postId } = await setUp(browser, request);
+    for (const theme of THEMES) {
+      const context = await themedContext(browser, theme, 390, poster.storage);
+      const page = await context.newPage();
+      await gotoHydrated(page, `/post/${postId}/edit`);
+      await expect(page.getByLabel("Track title")).toHaveValue(POST_TITLE);
+      await expectNoHorizontalOverflow(page, "post edit");
+      await expectNoAxeViolations(page);
+      await page.getByRole("link", { name: "Cancel", exact: true }).click();
+      await expect(page).toHaveURL(`/post/${postId}`);
+      await context.close();
+    }
   });
 
   test("the n shortcut is not offered on a touch screen", async ({ browser, request }) => {
