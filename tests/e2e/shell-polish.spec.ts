@@ -284,6 +284,17 @@ test.describe("menus on a phone", () => {
     const page = await context.newPage();
     await gotoHydrated(page, "/feed");
     const summary = page.getByRole("banner").locator("summary", { hasText: "Account menu" });
+    // One menu at a time: opening the account menu closes the navigation menu.
+    await page.getByRole("button", { name: "Open menu" }).click();
+    await summary.click();
+    await expect(page.getByRole("button", { name: "Open menu" })).toHaveAttribute(
+      "aria-expanded",
+      "false",
+    );
+    await expect(page.getByTestId("menu-backdrop")).toHaveCount(1);
+    await page.keyboard.press("Escape");
+    await expect(page.getByTestId("menu-backdrop")).toHaveCount(0);
+
     await summary.focus();
     await page.keyboard.press("Enter");
     await expect(page.getByTestId("menu-backdrop")).toBeVisible();

@@ -162,7 +162,12 @@ export function AppHeader({
               {notificationBadge}
             </NavLink>
           ) : null}
-          {viewer ? <AccountMenu viewer={viewer} colorMode={colorMode} /> : <SignedOutActions />}
+          {viewer ? (
+            // One menu at a time: opening the account menu closes the phone navigation.
+            <AccountMenu viewer={viewer} colorMode={colorMode} onOpen={() => setOpen(false)} />
+          ) : (
+            <SignedOutActions />
+          )}
           <button
             ref={toggleRef}
             type="button"
@@ -203,7 +208,15 @@ const accountItemClass =
  * sign out. A `<details>` disclosure like the post menu, so it works by keyboard and without
  * JavaScript; with it, Escape, a click elsewhere or a chosen link close it.
  */
-function AccountMenu({ viewer, colorMode }: { viewer: HeaderViewer; colorMode: ColorMode }) {
+function AccountMenu({
+  viewer,
+  colorMode,
+  onOpen,
+}: {
+  viewer: HeaderViewer;
+  colorMode: ColorMode;
+  onOpen: () => void;
+}) {
   const details = useRef<HTMLDetailsElement>(null);
   const location = useLocation();
   // The server renders the items (without JavaScript the closed <details> hides them); once the
@@ -240,7 +253,10 @@ function AccountMenu({ viewer, colorMode }: { viewer: HeaderViewer; colorMode: C
     <details
       ref={details}
       className="relative"
-      onToggle={(event) => setOpen(event.currentTarget.open)}
+      onToggle={(event) => {
+        setOpen(event.currentTarget.open);
+        if (event.currentTarget.open) onOpen();
+      }}
     >
       {isOpen ? (
         <Backdrop
