@@ -500,7 +500,7 @@ export function Composer({
               alt="Attached to this post now"
               width={currentImage.width}
               height={currentImage.height}
-              className="h-16 w-auto rounded-md border border-border"
+              className="h-auto max-h-16 w-auto max-w-full rounded-md border border-border"
             />
             <label className="inline-flex items-center gap-2 text-sm">
               <input type="checkbox" name="removeImage" value="1" className="accent-primary" />
