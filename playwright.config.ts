@@ -35,6 +35,10 @@ export default defineConfig({
     baseURL: BASE_URL,
     browserName: "chromium",
     trace: "retain-on-failure",
+    // The production build registers a service worker (the offline page). Playwright's request
+    // routing does not see requests a worker handles, so specs run without it unless they opt in
+    // (tests/e2e/shell-polish.spec.ts does, and checks the live stream and navigation under it).
+    serviceWorkers: "block",
     launchOptions: {
       executablePath: "/usr/bin/chromium",
       args: [

@@ -13,8 +13,12 @@ import { clearFlashCookie, readFlashToast } from "~/lib/toast.server";
 import { useAuthBroadcast } from "~/lib/use-auth-broadcast";
 import { useColorMode } from "~/lib/use-color-mode";
 import { useNewVersionCheck } from "~/lib/use-new-version";
+import { useServiceWorker } from "~/lib/use-service-worker";
 
 const PAGE_DESCRIPTION = "Share your music journey with friends";
+
+/** The browser's toolbar takes the page's background: one colour per theme. */
+const THEME_COLORS = { light: "#ffffff", dark: "#030712" } as const;
 
 export const meta: Route.MetaFunction = () => [{ title: "Soundtrail" }];
 
@@ -53,7 +57,22 @@ export function Layout({ children }: { children: React.ReactNode }) {
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="theme-color" content="#15803d" />
+        {colorMode === "system" ? (
+          <>
+            <meta
+              name="theme-color"
+              content={THEME_COLORS.light}
+              media="(prefers-color-scheme: light)"
+            />
+            <meta
+              name="theme-color"
+              content={THEME_COLORS.dark}
+              media="(prefers-color-scheme: dark)"
+            />
+          </>
+        ) : (
+          <meta name="theme-color" content={THEME_COLORS[colorMode]} />
+        )}
         {/* Spec §1: every page carries the product's description (route meta never repeats it). */}
         <meta name="description" content={PAGE_DESCRIPTION} />
         <Meta />
@@ -86,6 +105,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
     showToast(toast);
   }, [loaderData.toast]);
   useNewVersionCheck(loaderData.buildId);
+  useServiceWorker();
   useAuthBroadcast(loaderData.viewer?.id ?? null);
   return <Outlet />;
 }

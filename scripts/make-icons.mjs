@@ -1,77 +1,30 @@
-// Draws the app icon (green rounded square with white equaliser bars) into public/ as PNG and
-// ICO. Run once when the icon changes: node scripts/make-icons.mjs
-import { writeFileSync } from "node:fs";
-import { deflateSync } from "node:zlib";
+// Renders the app icons into public/ with sharp from the SVG logo (public/favicon.svg): the
+// 192 and 512 px PNGs the web app manifest and iOS use, a maskable 512 px PNG (the bars inside
+// the central safe zone, the green to the edges, so a launcher may cut any shape), and the
+// 32 px favicon.ico. Run when the logo changes and commit the files: node scripts/make-icons.mjs
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import sharp from "sharp";
 
-const GREEN = [21, 128, 61];
-const WHITE = [255, 255, 255];
+const root = path.resolve(import.meta.dirname, "..");
+const publicDir = path.join(root, "public");
+const logo = readFileSync(path.join(publicDir, "favicon.svg"), "utf8");
 
-function pixel(size, x, y) {
-  const r = size * 0.22;
-  const cx = Math.min(Math.max(x, r), size - r);
-  const cy = Math.min(Math.max(y, r), size - r);
-  if ((x - cx) ** 2 + (y - cy) ** 2 > r * r) return null;
-  const bars = [0.35, 0.7, 0.5, 0.85, 0.45];
-  const barW = size * 0.09;
-  const gap = size * 0.045;
-  const total = bars.length * barW + (bars.length - 1) * gap;
-  const left = (size - total) / 2;
-  for (let i = 0; i < bars.length; i++) {
-    const bx = left + i * (barW + gap);
-    const h = bars[i] * size * 0.6;
-    if (x >= bx && x < bx + barW && Math.abs(y - size / 2) < h / 2) return WHITE;
-  }
-  return GREEN;
+/** The logo's bars on a full-bleed square, scaled to 60% so they sit inside the 80% safe circle. */
+function maskableSvg() {
+  const bars = logo.match(/<g fill="#fff">.*<\/g>/)?.[0];
+  if (!bars) throw new Error('favicon.svg: expected the bars in <g fill="#fff">');
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" fill="#15803d"/><g transform="translate(16 16) scale(0.6) translate(-16 -16)">${bars}</g></svg>`;
 }
 
-function crc32(buf) {
-  let c;
-  let crc = 0xffffffff;
-  for (let n = 0; n < buf.length; n++) {
-    c = (crc ^ buf[n]) & 0xff;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    crc = (crc >>> 8) ^ c;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
+function render(svg, size) {
+  return sharp(Buffer.from(svg), { density: Math.ceil((72 * size) / 32) })
+    .resize(size, size)
+    .png({ compressionLevel: 9 })
+    .toBuffer();
 }
 
-function chunk(type, data) {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
-
-function png(size) {
-  const raw = Buffer.alloc((size * 4 + 1) * size);
-  for (let y = 0; y < size; y++) {
-    raw[y * (size * 4 + 1)] = 0;
-    for (let x = 0; x < size; x++) {
-      const p = pixel(size, x + 0.5, y + 0.5);
-      const o = y * (size * 4 + 1) + 1 + x * 4;
-      if (p) {
-        raw[o] = p[0];
-        raw[o + 1] = p[1];
-        raw[o + 2] = p[2];
-        raw[o + 3] = 255;
-      }
-    }
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 6;
-  return Buffer.concat([
-    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw)),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-
+/** A one-image ICO holding a PNG (every current browser reads PNG-in-ICO). */
 function ico(pngData, size) {
   const header = Buffer.alloc(22);
   header.writeUInt16LE(0, 0);
@@ -86,7 +39,8 @@ function ico(pngData, size) {
   return Buffer.concat([header, pngData]);
 }
 
-writeFileSync("public/icon-192.png", png(192));
-writeFileSync("public/icon-512.png", png(512));
-writeFileSync("public/favicon.ico", ico(png(32), 32));
+writeFileSync(path.join(publicDir, "icon-192.png"), await render(logo, 192));
+writeFileSync(path.join(publicDir, "icon-512.png"), await render(logo, 512));
+writeFileSync(path.join(publicDir, "icon-maskable-512.png"), await render(maskableSvg(), 512));
+writeFileSync(path.join(publicDir, "favicon.ico"), ico(await render(logo, 32), 32));
 console.log("icons written to public/");

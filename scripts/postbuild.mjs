@@ -40,7 +40,22 @@ const id = createHash("sha256")
   .slice(0, 16);
 writeFileSync(path.join(clientDir, "version.json"), JSON.stringify({ id }));
 
-const COMPRESSIBLE = /\.(js|mjs|css|json|svg|webmanifest|txt|map)$/;
+// The service worker's cache name follows what it precaches, so a changed offline page or icon
+// replaces the old cache (and the changed sw.js makes browsers install the new worker).
+const swFile = path.join(clientDir, "sw.js");
+const offlineHash = createHash("sha256");
+for (const name of ["offline.html", "icon-192.png", "favicon.svg"]) {
+  offlineHash.update(readFileSync(path.join(clientDir, name)));
+}
+writeFileSync(
+  swFile,
+  readFileSync(swFile, "utf8").replace(
+    "__OFFLINE_VERSION__",
+    offlineHash.digest("hex").slice(0, 12),
+  ),
+);
+
+const COMPRESSIBLE = /\.(js|mjs|css|json|svg|webmanifest|txt|map|html)$/;
 let count = 0;
 function walk(dir) {
   for (const name of readdirSync(dir)) {

@@ -22,6 +22,8 @@ describe("static files", () => {
     writeFileSync(path.join(root, "assets", "app-abc123.js.br"), brotliCompressSync(script));
     writeFileSync(path.join(root, "favicon.svg"), "<svg/>");
     writeFileSync(path.join(root, "secret.env"), "nope");
+    writeFileSync(path.join(root, "offline.html"), "<!doctype html><title>Offline</title>");
+    writeFileSync(path.join(root, "sw.js"), "self.addEventListener('fetch', () => {});");
     server = createServer(async (req, res) => {
       const pathname = (req.url ?? "/").split("?")[0] ?? "/";
       if (!(await serveStatic(req, res, root, pathname))) {
@@ -62,6 +64,21 @@ describe("static files", () => {
     const res = await fetch(`${base}/favicon.svg`);
     expect(res.headers.get("cache-control")).toBe("public, max-age=3600");
     expect(res.headers.get("content-type")).toBe("image/svg+xml");
+  });
+
+  it("serves the offline page with a policy that allows no script", async () => {
+    const res = await fetch(`${base}/offline.html`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain("script-src");
+  });
+
+  it("has the service worker asked for again each time, so a new build is picked up", async () => {
+    const res = await fetch(`${base}/sw.js`);
+    expect(res.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("no-cache");
   });
 
   it.each([

@@ -17,6 +17,7 @@ const TYPES: Record<string, string> = {
   ".webp": "image/webp",
   ".woff2": "font/woff2",
   ".txt": "text/plain; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
   ".map": "application/json; charset=utf-8",
 };
 
@@ -29,7 +30,15 @@ const COMPRESSIBLE = new Set([
   ".webmanifest",
   ".txt",
   ".map",
+  ".html",
 ]);
+
+/**
+ * Static HTML (the offline page) has no scripts: a policy that allows none, and only its own
+ * inline styles and images.
+ */
+const STATIC_HTML_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 async function statFile(file: string): Promise<Stats | null> {
   try {
@@ -93,9 +102,11 @@ export async function serveStatic(
   }
 
   const isHashedAsset = decoded.startsWith("/assets/");
-  const isVersionFile = decoded === "/version.json";
+  // The build id and the service worker must be asked for again, so a new build is seen at once.
+  const isVersionFile = decoded === "/version.json" || decoded === "/sw.js";
   for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
   res.setHeader("Content-Type", type);
+  if (ext === ".html") res.setHeader("Content-Security-Policy", STATIC_HTML_CSP);
   res.setHeader("Content-Length", servedStat.size);
   res.setHeader(
     "Cache-Control",

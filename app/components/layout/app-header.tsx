@@ -1,8 +1,10 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { Form, NavLink, useLocation } from "react-router";
+import { Backdrop } from "~/components/ui/backdrop";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { Icon, type IconName } from "~/components/ui/icon";
 import type { ColorMode } from "~/lib/color-mode";
+import { useFocusTrap } from "~/lib/use-focus-trap";
 import { cn } from "~/lib/utils";
 import { ColorModeSwitch } from "./color-mode-switch";
 import { Logo } from "./logo";
@@ -72,14 +74,18 @@ export function AppHeader({
   // biome-ignore lint/correctness/useExhaustiveDependencies: close the menu whenever the page changes
   useEffect(() => setOpen(false), [location.pathname]);
 
-  useEffect(() => {
-    if (!open) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") setOpen(false);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [open]);
+  const navRef = useRef<HTMLElement>(null);
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  // While the phone menu is open, focus stays in it (the menu button, then its links) and
+  // Escape closes it, giving focus back to the menu button.
+  useFocusTrap({
+    active: open,
+    containers: () => [navRef.current, toggleRef.current],
+    onEscape: () => {
+      setOpen(false);
+      toggleRef.current?.focus();
+    },
+  });
 
   const items = navItems(notificationBadge, notificationsName).filter(
     (item) => (!item.adminOnly || viewer?.isAdmin) && (!item.membersOnly || viewer),
@@ -89,7 +95,9 @@ export function AppHeader({
     <header className="sticky top-0 z-30 border-b border-border bg-background/95 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-3 px-4">
         <Logo to="/feed" isCompact={viewer !== null} />
+        {open ? <Backdrop className="md:hidden" onClose={() => setOpen(false)} /> : null}
         <nav
+          ref={navRef}
           id={navId}
           aria-label="Main"
           className={cn(
@@ -154,8 +162,14 @@ export function AppHeader({
               {notificationBadge}
             </NavLink>
           ) : null}
-          {viewer ? <AccountMenu viewer={viewer} colorMode={colorMode} /> : <SignedOutActions />}
+          {viewer ? (
+            // One menu at a time: opening the account menu closes the phone navigation.
+            <AccountMenu viewer={viewer} colorMode={colorMode} onOpen={() => setOpen(false)} />
+          ) : (
+            <SignedOutActions />
+          )}
           <button
+            ref={toggleRef}
             type="button"
             className="rounded-md p-2 hover:bg-muted md:hidden"
             aria-expanded={open}
@@ -194,7 +208,15 @@ const accountItemClass =
  * sign out. A `<details>` disclosure like the post menu, so it works by keyboard and without
  * JavaScript; with it, Escape, a click elsewhere or a chosen link close it.
  */
-function AccountMenu({ viewer, colorMode }: { viewer: HeaderViewer; colorMode: ColorMode }) {
+function AccountMenu({
+  viewer,
+  colorMode,
+  onOpen,
+}: {
+  viewer: HeaderViewer;
+  colorMode: ColorMode;
+  onOpen: () => void;
+}) {
   const details = useRef<HTMLDetailsElement>(null);
   const location = useLocation();
   // The server renders the items (without JavaScript the closed <details> hides them); once the
@@ -217,18 +239,33 @@ function AccountMenu({ viewer, colorMode }: { viewer: HeaderViewer; colorMode: C
     document.addEventListener("pointerdown", onPointer);
     return () => document.removeEventListener("pointerdown", onPointer);
   }, []);
+  // While open, focus stays in the menu; Escape closes it and gives focus back to the avatar.
+  useFocusTrap({
+    active: isOpen,
+    containers: () => [details.current],
+    onEscape: () => {
+      if (!details.current) return;
+      details.current.open = false;
+      details.current.querySelector("summary")?.focus();
+    },
+  });
   return (
     <details
       ref={details}
       className="relative"
-      onToggle={(event) => setOpen(event.currentTarget.open)}
-      onKeyDown={(event) => {
-        if (event.key === "Escape" && details.current?.open) {
-          details.current.open = false;
-          details.current.querySelector("summary")?.focus();
-        }
+      onToggle={(event) => {
+        setOpen(event.currentTarget.open);
+        if (event.currentTarget.open) onOpen();
       }}
     >
+      {isOpen ? (
+        <Backdrop
+          className="sm:bg-black/20"
+          onClose={() => {
+            if (details.current) details.current.open = false;
+          }}
+        />
+      ) : null}
       <summary className="flex cursor-pointer list-none items-center rounded-full p-1 hover:bg-muted [&::-webkit-details-marker]:hidden">
         <span
           aria-hidden="true"

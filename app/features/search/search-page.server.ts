@@ -49,6 +49,10 @@ export type SearchPageData = SearchView & {
   isEmpty: boolean;
   /** When nothing matched: trending tags to try instead. */
   fallback: ExploreResults["trendingTags"];
+  /** When nothing matched: the artists people posted about this week. */
+  fallbackArtists: ExploreResults["trendingArtists"];
+  /** When nothing matched: people to follow. */
+  fallbackPeople: ExploreResults["suggestions"];
 };
 
 /** What the search page's URL asks for (`?q=&type=&cursor=&section=&artist=&album=&track=`). */
@@ -123,7 +127,7 @@ function isEmptyView(view: SearchView): boolean {
 /**
  * Everything the search page shows for one URL. A page costs a small constant number of
  * statements: one per list (four for Top, two for a tag's posts, three for the empty query),
- * plus two for the trending tags offered when nothing matched.
+ * plus, when nothing matched, the explore statements (trending tags and artists, people to follow).
  */
 export async function loadSearchPage(options: SearchPageOptions): Promise<SearchPageData> {
   const { viewerId, params } = options;
@@ -132,8 +136,16 @@ export async function loadSearchPage(options: SearchPageOptions): Promise<Search
   const view = await viewFor(viewerId, q, type, params);
   const isFirstPage = !params.get("cursor");
   const isEmpty = isFirstPage && isEmptyView(view);
-  const fallback = isEmpty
-    ? (await exploreSearch({ viewerId, withSuggestions: false })).trendingTags
-    : [];
-  return { ...view, q, type, terms: highlightTerms(q), isFirstPage, isEmpty, fallback };
+  const explore = isEmpty ? await exploreSearch({ viewerId }) : null;
+  return {
+    ...view,
+    q,
+    type,
+    terms: highlightTerms(q),
+    isFirstPage,
+    isEmpty,
+    fallback: explore?.trendingTags ?? [],
+    fallbackArtists: explore?.trendingArtists ?? [],
+    fallbackPeople: explore?.suggestions ?? [],
+  };
 }

@@ -600,12 +600,16 @@ export async function exploreSearch(options: {
   viewerId: string;
   /** False to leave out people to follow (and their statements). */
   withSuggestions?: boolean;
+  /** False to leave out the trending tags (and their statement). */
+  withTags?: boolean;
 }): Promise<ExploreResults> {
   const { viewerId } = options;
   const recent = sql`${posts.createdAt} > now() - make_interval(days => ${TRENDING_DAYS}) and ${canSeePost(viewerId)}`;
   const db = getDb();
   const [tags, artists, suggestions] = await Promise.all([
-    db.execute(sql`select t.tag as tag, count(*)::int as post_count
+    options.withTags === false
+      ? { rows: [] }
+      : db.execute(sql`select t.tag as tag, count(*)::int as post_count
       from ${posts} cross join lateral unnest(${postTags}) as t(tag)
       where ${recent} and ${postTags} <> '{}'
       group by t.tag order by post_count desc, tag asc limit 12`),

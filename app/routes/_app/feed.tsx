@@ -7,8 +7,8 @@ import { FeedList } from "~/features/feed/components/feed-list";
 import { NewPostsNotice, useLiveNewPosts } from "~/features/feed/components/new-posts";
 import { PostSkeleton } from "~/features/feed/components/post-skeleton";
 import { type FeedTab, listFeed, parseFeedTab } from "~/features/feed/feed.server";
-import { suggestPeople } from "~/features/follows/follows.server";
-import { FollowSuggestions } from "~/features/people/components/suggestions";
+import { DiscoverPanel } from "~/features/people/components/discover-panel";
+import { loadDiscovery } from "~/features/people/discovery.server";
 import { Composer } from "~/features/posts/components/composer";
 import { parsePostForm } from "~/features/posts/post-form.server";
 import { createPost } from "~/features/posts/posts.server";
@@ -25,18 +25,19 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const tab = parseFeedTab(url.searchParams.get("tab"), viewer !== null);
   const cursor = url.searchParams.get("cursor");
   const page = await listFeed({ viewerId: viewer?.id ?? null, tab, cursor });
-  // Only an empty home feed pays for suggestions, so a normal /feed stays one statement.
-  const suggestions =
+  // Only an empty home feed pays for who to follow and trending artists, so a normal /feed
+  // stays one statement.
+  const discovery =
     viewer && tab === "following" && !cursor && page.posts.length === 0
-      ? await suggestPeople({ viewerId: viewer.id, limit: 5 })
-      : [];
+      ? await loadDiscovery(viewer.id)
+      : null;
   return {
     viewerId: viewer?.id ?? null,
     defaultAudience: viewer?.defaultAudience ?? "everyone",
     tab,
     page,
     isFirstPage: !cursor,
-    suggestions,
+    discovery,
     isComposing: url.searchParams.get("compose") === "1",
   };
 }
@@ -71,8 +72,7 @@ function tabUrl(tab: FeedTab, cursor?: string) {
 }
 
 export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
-  const { viewerId, tab, page, isFirstPage, suggestions, isComposing, defaultAudience } =
-    loaderData;
+  const { viewerId, tab, page, isFirstPage, discovery, isComposing, defaultAudience } = loaderData;
   const navigation = useNavigation();
   const isSwitching =
     navigation.state === "loading" &&
@@ -99,18 +99,25 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
   const empty =
     tab === "following" ? (
       <div className="flex flex-col gap-4">
-        <EmptyState
-          icon="radio"
-          title="Your feed is quiet"
-          action={
-            <ButtonLink to={tabUrl("everyone")} variant="secondary">
-              See what everyone is sharing
-            </ButtonLink>
-          }
-        >
-          Share something above, or follow people to see their music here.
-        </EmptyState>
-        {viewerId ? <FollowSuggestions suggestions={suggestions} viewerId={viewerId} /> : null}
+        {discovery?.isNewInstance ? (
+          <EmptyState icon="sparkles" title="This Soundtrail is new">
+            You're one of the first people here. Share what you're listening to above, and invite
+            your friends: what they share shows up here.
+          </EmptyState>
+        ) : (
+          <EmptyState
+            icon="radio"
+            title="Your feed is quiet"
+            action={
+              <ButtonLink to={tabUrl("everyone")} variant="secondary">
+                See what everyone is sharing
+              </ButtonLink>
+            }
+          >
+            Share something above, or follow people to see their music here.
+          </EmptyState>
+        )}
+        {viewerId && discovery ? <DiscoverPanel discovery={discovery} viewerId={viewerId} /> : null}
       </div>
     ) : (
       <EmptyState

@@ -12,6 +12,8 @@ import {
   markRead,
 } from "~/features/notifications/notifications.server";
 import type { NotificationView } from "~/features/notifications/types";
+import { DiscoverPanel } from "~/features/people/components/discover-panel";
+import { loadDiscovery } from "~/features/people/discovery.server";
 import { useLive, useLiveEvents } from "~/features/realtime/live-provider";
 import { requireUser } from "~/lib/guards.server";
 import { usePagedList } from "~/lib/use-paged-list";
@@ -23,7 +25,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const viewer = requireUser(context, request);
   const cursor = new URL(request.url).searchParams.get("cursor");
   const page = await listNotifications({ viewerId: viewer.id, cursor });
-  return { page, isFirstPage: !cursor };
+  // Nothing yet: who to follow and what is trending, the way to get some.
+  const discovery =
+    !cursor && page.notifications.length === 0 ? await loadDiscovery(viewer.id) : null;
+  return { page, isFirstPage: !cursor, viewerId: viewer.id, discovery };
 }
 
 const actionSchema = z.discriminatedUnion("intent", [
@@ -43,7 +48,7 @@ export async function action({ context, request }: Route.ActionArgs) {
 }
 
 export default function Notifications({ loaderData }: Route.ComponentProps) {
-  const { page, isFirstPage } = loaderData;
+  const { page, isFirstPage, viewerId, discovery } = loaderData;
   const { unread } = useLive();
   const revalidator = useRevalidator();
   const navigation = useNavigation();
@@ -106,9 +111,14 @@ export default function Notifications({ loaderData }: Route.ComponentProps) {
       ) : null}
 
       {list.items.length === 0 ? (
-        <EmptyState icon="bell-off" title="You're all caught up">
-          Likes, comments, replies, mentions and new followers will show up here.
-        </EmptyState>
+        <div className="flex flex-col gap-4">
+          <EmptyState icon="bell-off" title="You're all caught up">
+            {discovery?.isNewInstance
+              ? "This Soundtrail is new. When people join and react to your posts, their likes, comments, mentions and follows show up here."
+              : "Likes, comments, replies, mentions and new followers will show up here. Follow people and join in to get some."}
+          </EmptyState>
+          {discovery ? <DiscoverPanel discovery={discovery} viewerId={viewerId} /> : null}
+        </div>
       ) : (
         <>
           <ol aria-label="Notifications" className="flex flex-col gap-2">

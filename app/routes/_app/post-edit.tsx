@@ -75,6 +75,7 @@ export default function EditPost({ loaderData, actionData }: Route.ComponentProp
         errors={actionData?.errors}
         values={values}
         currentImage={post.image}
+        cancelHref={`/post/${post.id}`}
       />
     </>
   );

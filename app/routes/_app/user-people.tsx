@@ -3,7 +3,9 @@ import { buttonClasses } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
 import { listPeople, type PeopleList } from "~/features/follows/follows.server";
+import { DiscoverPanel } from "~/features/people/components/discover-panel";
 import { PersonRow } from "~/features/people/components/person-row";
+import { loadDiscovery } from "~/features/people/discovery.server";
 import { getProfile } from "~/features/people/people.server";
 import { getViewer } from "~/lib/guards.server";
 import { cn } from "~/lib/utils";
@@ -43,11 +45,16 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
     list: params.list,
     page,
   });
-  return { profile, list: params.list, people, hasMore, page, viewerId };
+  // Following nobody yet, on one's own list: who to follow and what is trending.
+  const discovery =
+    viewerId === profile.id && params.list === "following" && page === 1 && people.length === 0
+      ? await loadDiscovery(viewerId)
+      : null;
+  return { profile, list: params.list, people, hasMore, page, viewerId, discovery };
 }
 
 export default function UserPeople({ loaderData }: Route.ComponentProps) {
-  const { profile, list, people, hasMore, page, viewerId } = loaderData;
+  const { profile, list, people, hasMore, page, viewerId, discovery } = loaderData;
   const base = `/u/${profile.username}`;
   return (
     <div className="flex flex-col gap-4">
@@ -80,7 +87,16 @@ export default function UserPeople({ loaderData }: Route.ComponentProps) {
           </Link>
         ))}
       </nav>
-      {people.length === 0 ? (
+      {people.length === 0 && discovery && viewerId ? (
+        <>
+          <EmptyState icon="users" title="You don't follow anyone yet">
+            {discovery.isNewInstance
+              ? "This Soundtrail is new: when people join and share, you can follow them here."
+              : "Follow people to see what they share on your feed."}
+          </EmptyState>
+          <DiscoverPanel discovery={discovery} viewerId={viewerId} />
+        </>
+      ) : people.length === 0 ? (
         <EmptyState icon="users" title="Nobody here yet">
           {list === "friends"
             ? "Friends are people who follow each other."

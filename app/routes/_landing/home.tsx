@@ -3,6 +3,7 @@ import { Card } from "~/components/ui/card";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon, type IconName } from "~/components/ui/icon";
 import { listFeed } from "~/features/feed/feed.server";
+import { hasAnyPosts } from "~/features/people/discovery.server";
 import { PostCard } from "~/features/posts/components/post-card";
 import type { Route } from "./+types/home";
 
@@ -21,7 +22,9 @@ export const meta: Route.MetaFunction = () => [
 /** The latest public posts, as a signed-out visitor may see them (the only kind who gets here). */
 export async function loader() {
   const page = await listFeed({ viewerId: null, tab: "everyone", limit: LATEST_COUNT });
-  return { posts: page.posts };
+  // "Brand new" only when nobody has posted anything at all, public or not.
+  const isNewInstance = page.posts.length === 0 && !(await hasAnyPosts());
+  return { posts: page.posts, isNewInstance };
 }
 
 const features: { icon: IconName; title: string; text: string }[] = [
@@ -58,7 +61,7 @@ const features: { icon: IconName; title: string; text: string }[] = [
 ];
 
 export default function Home({ loaderData }: Route.ComponentProps) {
-  const { posts } = loaderData;
+  const { posts, isNewInstance } = loaderData;
   return (
     <main id="main">
       <section className="mx-auto max-w-6xl px-4 py-16 sm:py-24">
@@ -124,8 +127,9 @@ export default function Home({ loaderData }: Route.ComponentProps) {
               title="No public posts yet"
               action={<ButtonLink to="/auth/signup">Be the first to share</ButtonLink>}
             >
-              This Soundtrail is brand new. Public posts will show up here as soon as people start
-              sharing.
+              {isNewInstance
+                ? "This Soundtrail is brand new. Public posts will show up here as soon as people start sharing."
+                : "People here share with their followers for now. Join to follow them and see what they play."}
             </EmptyState>
           </div>
         )}

@@ -20,7 +20,9 @@ export function ScrollRegion({
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
       tabIndex={0}
       className={cn(
-        "overflow-x-auto rounded-xl border border-border focus-visible:outline-2 focus-visible:outline-ring",
+        // `relative`: visually hidden (absolutely placed) text in a cell stays inside the
+        // scrolling box instead of widening the whole page on a phone.
+        "relative overflow-x-auto rounded-xl border border-border focus-visible:outline-2 focus-visible:outline-ring",
         className,
       )}
     >

@@ -1,6 +1,6 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { Form, Link, useFetcher, useNavigation } from "react-router";
-import { Button } from "~/components/ui/button";
+import { Button, ButtonLink } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
 import type { FieldErrors } from "~/lib/forms";
@@ -138,6 +138,7 @@ export function Composer({
   initiallyExpanded = true,
   expandHref,
   defaultAudience = "everyone",
+  cancelHref,
 }: {
   action: string;
   errors?: FieldErrors;
@@ -151,6 +152,8 @@ export function Composer({
   expandHref?: string;
   /** The audience a new post starts with: the author's choice in privacy settings. */
   defaultAudience?: string;
+  /** Where Cancel leads when the composer is a page of its own (editing a post). */
+  cancelHref?: string;
 }) {
   const id = useId();
   const formRef = useRef<HTMLFormElement>(null);
@@ -162,15 +165,43 @@ export function Composer({
   const [kind, setKind] = useState<PostKind>(initialKind);
   const [noteLength, setNoteLength] = useState(values?.note?.length ?? 0);
   const [imageError, setImageError] = useState<string | null>(null);
-  const [expanded, setExpanded] = useState(initiallyExpanded || Boolean(errors));
+  const [expanded, setExpandedState] = useState(initiallyExpanded || Boolean(errors));
+  // Once opened, the form stays in the page while folded away, so Cancel or Escape keep the draft.
+  const [isMounted, setMounted] = useState(expanded);
+  const [hasDraft, setHasDraft] = useState(false);
+  const expandedRef = useRef(expanded);
+  const promptRef = useRef<HTMLAnchorElement>(null);
   const focusTitle = useRef(false);
+  const focusPrompt = useRef(false);
+  const setExpanded = useCallback((value: boolean) => {
+    expandedRef.current = value;
+    if (value) setMounted(true);
+    setExpandedState(value);
+  }, []);
+  /** Only a create composer that can start folded folds away again; editing has its own page. */
+  const canFold = mode === "create";
+  const fold = () => {
+    const form = formRef.current;
+    const fields = form
+      ? ["title", "artist", "album", "linkUrl", "note"].map(
+          (name) => (form.elements.namedItem(name) as HTMLInputElement | null)?.value ?? "",
+        )
+      : [];
+    setHasDraft(fields.some((value) => value.trim() !== ""));
+    focusPrompt.current = true;
+    setExpanded(false);
+  };
   useEffect(() => {
     if (errors) setExpanded(true);
-  }, [errors]);
+  }, [errors, setExpanded]);
   useEffect(() => {
     if (expanded && focusTitle.current) {
       focusTitle.current = false;
       titleRef.current?.focus();
+    }
+    if (!expanded && focusPrompt.current) {
+      focusPrompt.current = false;
+      promptRef.current?.focus();
     }
   }, [expanded]);
   const isSubmitting =
@@ -190,10 +221,11 @@ export function Composer({
       setKind("track");
       setNoteLength(0);
       setImageError(null);
+      setHasDraft(false);
       if (!initiallyExpanded) setExpanded(false);
     }
     wasSubmitting.current = false;
-  }, [isSubmitting, errors, mode, initiallyExpanded]);
+  }, [isSubmitting, errors, mode, initiallyExpanded, setExpanded]);
 
   useEffect(() => {
     if (!withShortcut) return;
@@ -201,7 +233,7 @@ export function Composer({
       if (event.key !== "n" || event.ctrlKey || event.metaKey || event.altKey) return;
       if (isTyping(event.target)) return;
       event.preventDefault();
-      if (titleRef.current) {
+      if (expandedRef.current && titleRef.current) {
         titleRef.current.focus();
         titleRef.current.scrollIntoView({ block: "center" });
       } else {
@@ -211,267 +243,288 @@ export function Composer({
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [withShortcut]);
+  }, [withShortcut, setExpanded]);
 
   const imageErrors = [...(errors?.image ?? []), ...(imageError ? [imageError] : [])];
   const field = (name: string) => errors?.[name];
   const shortcutHint = withShortcut ? (
-    <p className="hidden text-xs text-muted-foreground sm:block">
+    <p className="hidden text-xs text-muted-foreground sm:block pointer-coarse:hidden! [@media(hover:none)]:hidden!">
       Press <kbd className="rounded border border-border bg-muted px-1.5 font-mono">n</kbd> to start
       a post
     </p>
   ) : null;
 
-  if (!expanded) {
-    return (
-      <div
-        id="composer"
-        className="flex flex-col gap-2 rounded-xl border border-border bg-card p-4 shadow-sm sm:flex-row sm:items-center sm:gap-4"
+  const prompt = expanded ? null : (
+    <div className="flex flex-col gap-2 rounded-xl border border-border bg-card p-4 shadow-sm sm:flex-row sm:items-center sm:gap-4">
+      <Link
+        ref={promptRef}
+        to={expandHref ?? "?compose=1"}
+        onClick={(event) => {
+          event.preventDefault();
+          focusTitle.current = true;
+          setExpanded(true);
+        }}
+        className="flex h-11 flex-1 items-center gap-2 rounded-lg border border-border bg-background px-3 text-muted-foreground hover:border-primary"
       >
-        <Link
-          to={expandHref ?? "?compose=1"}
-          onClick={(event) => {
-            event.preventDefault();
-            focusTitle.current = true;
-            setExpanded(true);
-          }}
-          className="flex h-11 flex-1 items-center gap-2 rounded-lg border border-border bg-background px-3 text-muted-foreground hover:border-primary"
-        >
-          <Icon name="send" className="size-4" />
-          Share some music…
-        </Link>
-        {shortcutHint}
-      </div>
-    );
-  }
+        <Icon name="send" className="size-4" />
+        {hasDraft ? "Continue your post…" : "Share some music…"}
+      </Link>
+      {shortcutHint}
+    </div>
+  );
+
+  if (!isMounted) return <div id="composer">{prompt}</div>;
 
   return (
-    <Form
-      ref={formRef}
-      method="post"
-      action={action}
-      encType="multipart/form-data"
-      aria-labelledby={`${id}-heading`}
-      className="flex flex-col gap-4 rounded-xl border border-border bg-card p-4 shadow-sm sm:p-5"
-    >
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h2 id={`${id}-heading`} className="text-lg font-semibold">
-          {mode === "create" ? "Share some music" : "Edit your post"}
-        </h2>
-        {withShortcut ? (
-          <p className="text-xs text-muted-foreground">
-            Press <kbd className="rounded border border-border bg-muted px-1.5 font-mono">n</kbd> to
-            start a post
-          </p>
-        ) : null}
-      </div>
-      <input
-        type="hidden"
-        name="intent"
-        value={mode === "create" ? "create-post" : "update-post"}
-      />
-      <FormErrors errors={errors?.form} />
-
-      <fieldset>
-        <legend className="mb-1.5 text-sm font-medium">This post is about</legend>
-        <div className="flex flex-wrap gap-2">
-          {POST_KINDS.map((k) => (
-            <label
-              key={k}
-              className="inline-flex cursor-pointer items-center gap-2 rounded-full border border-border px-3 py-1.5 text-sm has-[:checked]:border-primary has-[:checked]:bg-accent has-[:checked]:text-accent-foreground has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"
-            >
-              <input
-                type="radio"
-                name="kind"
-                value={k}
-                defaultChecked={k === initialKind}
-                onChange={() => setKind(k)}
-                className="accent-primary"
-              />
-              {KIND_LABELS[k]}
-            </label>
-          ))}
+    <div id="composer">
+      {prompt}
+      <Form
+        ref={formRef}
+        hidden={!expanded}
+        onKeyDown={(event) => {
+          // Escape folds the composer away; what was typed stays for "Continue your post…".
+          if (event.key === "Escape" && canFold && !event.defaultPrevented) {
+            event.preventDefault();
+            fold();
+          }
+        }}
+        method="post"
+        action={action}
+        encType="multipart/form-data"
+        aria-labelledby={`${id}-heading`}
+        className="flex flex-col gap-4 rounded-xl border border-border bg-card p-4 shadow-sm sm:p-5"
+      >
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h2 id={`${id}-heading`} className="text-lg font-semibold">
+            {mode === "create" ? "Share some music" : "Edit your post"}
+          </h2>
+          {withShortcut ? (
+            <p className="text-xs text-muted-foreground pointer-coarse:hidden [@media(hover:none)]:hidden">
+              Press <kbd className="rounded border border-border bg-muted px-1.5 font-mono">n</kbd>{" "}
+              to start a post
+            </p>
+          ) : null}
         </div>
-        <ErrorList id={`${id}-kind-errors`} errors={field("kind")} />
-      </fieldset>
+        <input
+          type="hidden"
+          name="intent"
+          value={mode === "create" ? "create-post" : "update-post"}
+        />
+        <FormErrors errors={errors?.form} />
 
-      <div className="grid gap-4 sm:grid-cols-2">
-        <MusicField
-          name="title"
-          label={TITLE_LABELS[kind]}
-          defaultValue={values?.title}
-          errors={field("title")}
-          required
-          suggestField={kind === "artist" ? "artist" : kind === "album" ? "album" : "title"}
-          inputRef={titleRef}
-        />
-        <MusicField
-          name="artist"
-          label={kind === "playlist" ? "Curated by / artist" : "Artist"}
-          defaultValue={values?.artist}
-          errors={field("artist")}
-          hidden={kind === "artist"}
-          required={kind === "track" || kind === "album"}
-          suggestField="artist"
-        />
-        <MusicField
-          name="album"
-          label="Album"
-          defaultValue={values?.album}
-          errors={field("album")}
-          hidden={kind !== "track"}
-          suggestField="album"
-        />
-        <div className="flex flex-col gap-1.5">
-          <label htmlFor={`${id}-link`} className="text-sm font-medium">
-            Streaming link <span className="font-normal text-muted-foreground">(optional)</span>
-          </label>
-          <input
-            id={`${id}-link`}
-            name="linkUrl"
-            type="url"
-            inputMode="url"
-            defaultValue={values?.linkUrl}
-            placeholder="https://open.spotify.com/track/…"
-            aria-invalid={field("linkUrl")?.length ? true : undefined}
-            aria-describedby={`${id}-link-hint${field("linkUrl")?.length ? ` ${id}-link-errors` : ""}`}
-            className={cn(inputClass, field("linkUrl")?.length ? "border-danger" : "border-border")}
+        <fieldset>
+          <legend className="mb-1.5 text-sm font-medium">This post is about</legend>
+          <div className="flex flex-wrap gap-2">
+            {POST_KINDS.map((k) => (
+              <label
+                key={k}
+                className="inline-flex cursor-pointer items-center gap-2 rounded-full border border-border px-3 py-1.5 text-sm has-[:checked]:border-primary has-[:checked]:bg-accent has-[:checked]:text-accent-foreground has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"
+              >
+                <input
+                  type="radio"
+                  name="kind"
+                  value={k}
+                  defaultChecked={k === initialKind}
+                  onChange={() => setKind(k)}
+                  className="accent-primary"
+                />
+                {KIND_LABELS[k]}
+              </label>
+            ))}
+          </div>
+          <ErrorList id={`${id}-kind-errors`} errors={field("kind")} />
+        </fieldset>
+
+        <div className="grid gap-4 sm:grid-cols-2">
+          <MusicField
+            name="title"
+            label={TITLE_LABELS[kind]}
+            defaultValue={values?.title}
+            errors={field("title")}
+            required
+            suggestField={kind === "artist" ? "artist" : kind === "album" ? "album" : "title"}
+            inputRef={titleRef}
           />
-          <p id={`${id}-link-hint`} className="text-xs text-muted-foreground">
-            Spotify, Apple Music, YouTube, SoundCloud, Bandcamp, Deezer or Tidal links show a
-            player.
-          </p>
-          <ErrorList id={`${id}-link-errors`} errors={field("linkUrl")} />
-        </div>
-      </div>
-
-      <div className="flex flex-col gap-1.5">
-        <label htmlFor={`${id}-note`} className="text-sm font-medium">
-          Note <span className="font-normal text-muted-foreground">(optional)</span>
-        </label>
-        <textarea
-          id={`${id}-note`}
-          name="note"
-          rows={3}
-          maxLength={NOTE_MAX_LENGTH}
-          defaultValue={values?.note}
-          placeholder="Why this one? Mention friends with @username, add #tags."
-          onChange={(event) => setNoteLength(event.currentTarget.value.length)}
-          aria-invalid={field("note")?.length ? true : undefined}
-          aria-describedby={`${id}-note-count${field("note")?.length ? ` ${id}-note-errors` : ""}`}
-          className={cn(
-            "rounded-lg border bg-background px-3 py-2 text-foreground",
-            field("note")?.length ? "border-danger" : "border-border",
-          )}
-        />
-        <p id={`${id}-note-count`} className="text-right text-xs text-muted-foreground">
-          {noteLength.toLocaleString("en")} / {NOTE_MAX_LENGTH.toLocaleString("en")} characters
-        </p>
-        <ErrorList id={`${id}-note-errors`} errors={field("note")} />
-      </div>
-
-      <div className="grid gap-4 sm:grid-cols-2">
-        <div className="flex flex-col gap-1.5">
-          <label htmlFor={`${id}-mood`} className="text-sm font-medium">
-            Mood <span className="font-normal text-muted-foreground">(optional)</span>
-          </label>
-          <select
-            id={`${id}-mood`}
-            name="mood"
-            defaultValue={values?.mood ?? ""}
-            className={cn(inputClass, "border-border")}
-          >
-            <option value="">No mood</option>
-            {MOODS.map((m) => (
-              <option key={m.key} value={m.key}>
-                {m.emoji} {m.label}
-              </option>
-            ))}
-          </select>
-          <ErrorList id={`${id}-mood-errors`} errors={field("mood")} />
-        </div>
-        <div className="flex flex-col gap-1.5">
-          <label htmlFor={`${id}-audience`} className="text-sm font-medium">
-            Who can see it
-          </label>
-          <select
-            id={`${id}-audience`}
-            name="audience"
-            defaultValue={values?.audience || defaultAudience}
-            className={cn(inputClass, "border-border")}
-          >
-            {AUDIENCES.map((a) => (
-              <option key={a} value={a}>
-                {AUDIENCE_LABELS[a]}
-              </option>
-            ))}
-          </select>
-          <ErrorList id={`${id}-audience-errors`} errors={field("audience")} />
-        </div>
-      </div>
-
-      <div>
-        <div className="flex flex-col gap-1.5">
-          <label htmlFor={`${id}-image`} className="text-sm font-medium">
-            {currentImage ? "Replace image" : "Image"}{" "}
-            <span className="font-normal text-muted-foreground">(optional)</span>
-          </label>
-          <div className="relative">
-            <Icon
-              name="image-plus"
-              className="pointer-events-none absolute top-2.5 left-3 size-5 text-muted-foreground"
-            />
+          <MusicField
+            name="artist"
+            label={kind === "playlist" ? "Curated by / artist" : "Artist"}
+            defaultValue={values?.artist}
+            errors={field("artist")}
+            hidden={kind === "artist"}
+            required={kind === "track" || kind === "album"}
+            suggestField="artist"
+          />
+          <MusicField
+            name="album"
+            label="Album"
+            defaultValue={values?.album}
+            errors={field("album")}
+            hidden={kind !== "track"}
+            suggestField="album"
+          />
+          <div className="flex flex-col gap-1.5">
+            <label htmlFor={`${id}-link`} className="text-sm font-medium">
+              Streaming link <span className="font-normal text-muted-foreground">(optional)</span>
+            </label>
             <input
-              id={`${id}-image`}
-              name="image"
-              type="file"
-              accept="image/*"
-              aria-invalid={imageErrors.length ? true : undefined}
-              aria-describedby={`${id}-image-hint${imageErrors.length ? ` ${id}-image-errors` : ""}`}
-              onChange={(event) => {
-                const file = event.currentTarget.files?.[0];
-                if (file && file.size > IMAGE_MAX_BYTES) {
-                  setImageError("Images can be at most 10 MB. Choose a smaller one.");
-                  event.currentTarget.value = "";
-                } else {
-                  setImageError(null);
-                }
-              }}
+              id={`${id}-link`}
+              name="linkUrl"
+              type="url"
+              inputMode="url"
+              defaultValue={values?.linkUrl}
+              placeholder="https://open.spotify.com/track/…"
+              aria-invalid={field("linkUrl")?.length ? true : undefined}
+              aria-describedby={`${id}-link-hint${field("linkUrl")?.length ? ` ${id}-link-errors` : ""}`}
               className={cn(
-                "w-full rounded-lg border bg-background py-2 pr-2 pl-10 text-sm file:mr-2 file:rounded-md file:border-0 file:bg-muted file:px-2 file:py-1 file:text-foreground",
-                imageErrors.length ? "border-danger" : "border-border",
+                inputClass,
+                field("linkUrl")?.length ? "border-danger" : "border-border",
               )}
             />
+            <p id={`${id}-link-hint`} className="text-xs text-muted-foreground">
+              Spotify, Apple Music, YouTube, SoundCloud, Bandcamp, Deezer or Tidal links show a
+              player.
+            </p>
+            <ErrorList id={`${id}-link-errors`} errors={field("linkUrl")} />
           </div>
-          <p id={`${id}-image-hint`} className="text-xs text-muted-foreground">
-            JPEG, PNG, WebP, GIF, AVIF or HEIC, up to 10 MB.
-          </p>
-          <ErrorList id={`${id}-image-errors`} errors={imageErrors} />
         </div>
-      </div>
 
-      {currentImage ? (
-        <div className="flex items-center gap-3">
-          <img
-            src={`/media/${currentImage.id}`}
-            alt="Attached to this post now"
-            width={currentImage.width}
-            height={currentImage.height}
-            className="h-16 w-auto rounded-md border border-border"
-          />
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input type="checkbox" name="removeImage" value="1" className="accent-primary" />
-            Remove this image
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor={`${id}-note`} className="text-sm font-medium">
+            Note <span className="font-normal text-muted-foreground">(optional)</span>
           </label>
+          <textarea
+            id={`${id}-note`}
+            name="note"
+            rows={3}
+            maxLength={NOTE_MAX_LENGTH}
+            defaultValue={values?.note}
+            placeholder="Why this one? Mention friends with @username, add #tags."
+            onChange={(event) => setNoteLength(event.currentTarget.value.length)}
+            aria-invalid={field("note")?.length ? true : undefined}
+            aria-describedby={`${id}-note-count${field("note")?.length ? ` ${id}-note-errors` : ""}`}
+            className={cn(
+              "rounded-lg border bg-background px-3 py-2 text-foreground",
+              field("note")?.length ? "border-danger" : "border-border",
+            )}
+          />
+          <p id={`${id}-note-count`} className="text-right text-xs text-muted-foreground">
+            {noteLength.toLocaleString("en")} / {NOTE_MAX_LENGTH.toLocaleString("en")} characters
+          </p>
+          <ErrorList id={`${id}-note-errors`} errors={field("note")} />
         </div>
-      ) : null}
 
-      <div className="flex justify-end">
-        <Button type="submit" disabled={isSubmitting}>
-          <Icon name="send" className="size-4" />
-          {isSubmitting ? "Sharing…" : mode === "create" ? "Share" : "Save changes"}
-        </Button>
-      </div>
-    </Form>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <div className="flex flex-col gap-1.5">
+            <label htmlFor={`${id}-mood`} className="text-sm font-medium">
+              Mood <span className="font-normal text-muted-foreground">(optional)</span>
+            </label>
+            <select
+              id={`${id}-mood`}
+              name="mood"
+              defaultValue={values?.mood ?? ""}
+              className={cn(inputClass, "border-border")}
+            >
+              <option value="">No mood</option>
+              {MOODS.map((m) => (
+                <option key={m.key} value={m.key}>
+                  {m.emoji} {m.label}
+                </option>
+              ))}
+            </select>
+            <ErrorList id={`${id}-mood-errors`} errors={field("mood")} />
+          </div>
+          <div className="flex flex-col gap-1.5">
+            <label htmlFor={`${id}-audience`} className="text-sm font-medium">
+              Who can see it
+            </label>
+            <select
+              id={`${id}-audience`}
+              name="audience"
+              defaultValue={values?.audience || defaultAudience}
+              className={cn(inputClass, "border-border")}
+            >
+              {AUDIENCES.map((a) => (
+                <option key={a} value={a}>
+                  {AUDIENCE_LABELS[a]}
+                </option>
+              ))}
+            </select>
+            <ErrorList id={`${id}-audience-errors`} errors={field("audience")} />
+          </div>
+        </div>
+
+        <div>
+          <div className="flex flex-col gap-1.5">
+            <label htmlFor={`${id}-image`} className="text-sm font-medium">
+              {currentImage ? "Replace image" : "Image"}{" "}
+              <span className="font-normal text-muted-foreground">(optional)</span>
+            </label>
+            <div className="relative">
+              <Icon
+                name="image-plus"
+                className="pointer-events-none absolute top-2.5 left-3 size-5 text-muted-foreground"
+              />
+              <input
+                id={`${id}-image`}
+                name="image"
+                type="file"
+                accept="image/*"
+                aria-invalid={imageErrors.length ? true : undefined}
+                aria-describedby={`${id}-image-hint${imageErrors.length ? ` ${id}-image-errors` : ""}`}
+                onChange={(event) => {
+                  const file = event.currentTarget.files?.[0];
+                  if (file && file.size > IMAGE_MAX_BYTES) {
+                    setImageError("Images can be at most 10 MB. Choose a smaller one.");
+                    event.currentTarget.value = "";
+                  } else {
+                    setImageError(null);
+                  }
+                }}
+                className={cn(
+                  "w-full rounded-lg border bg-background py-2 pr-2 pl-10 text-sm file:mr-2 file:rounded-md file:border-0 file:bg-muted file:px-2 file:py-1 file:text-foreground",
+                  imageErrors.length ? "border-danger" : "border-border",
+                )}
+              />
+            </div>
+            <p id={`${id}-image-hint`} className="text-xs text-muted-foreground">
+              JPEG, PNG, WebP, GIF, AVIF or HEIC, up to 10 MB.
+            </p>
+            <ErrorList id={`${id}-image-errors`} errors={imageErrors} />
+          </div>
+        </div>
+
+        {currentImage ? (
+          <div className="flex items-center gap-3">
+            <img
+              src={`/media/${currentImage.id}`}
+              alt="Attached to this post now"
+              width={currentImage.width}
+              height={currentImage.height}
+              className="h-auto max-h-16 w-auto max-w-full rounded-md border border-border"
+            />
+            <label className="inline-flex items-center gap-2 text-sm">
+              <input type="checkbox" name="removeImage" value="1" className="accent-primary" />
+              Remove this image
+            </label>
+          </div>
+        ) : null}
+
+        <div className="flex flex-wrap justify-end gap-2">
+          {canFold ? (
+            <Button type="button" variant="ghost" onClick={fold}>
+              Cancel
+            </Button>
+          ) : cancelHref ? (
+            <ButtonLink to={cancelHref} variant="ghost">
+              Cancel
+            </ButtonLink>
+          ) : null}
+          <Button type="submit" disabled={isSubmitting}>
+            <Icon name="send" className="size-4" />
+            {isSubmitting ? "Sharing…" : mode === "create" ? "Share" : "Save changes"}
+          </Button>
+        </div>
+      </Form>
+    </div>
   );
 }

@@ -148,7 +148,7 @@ export function PostCard({
           height={post.image.height}
           loading="lazy"
           decoding="async"
-          className="mt-3 h-auto max-h-[32rem] w-full rounded-lg border border-border bg-muted object-contain"
+          className="mt-3 block h-auto max-h-[32rem] w-auto max-w-full rounded-lg border border-border bg-muted object-contain"
         />
       ) : null}
 

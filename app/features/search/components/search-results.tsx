@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
+import { DiscoverPanel } from "~/features/people/components/discover-panel";
 import { FollowSuggestions } from "~/features/people/components/suggestions";
 import { cn } from "~/lib/utils";
 import {
@@ -18,6 +19,7 @@ import { PagedResults } from "./paged-results";
 import { PersonResultRow } from "./person-result";
 import { PostResultCard } from "./post-result";
 import { TagChip } from "./tag-chip";
+import { TrendingArtistList } from "./trending-artists";
 
 function Section({
   id,
@@ -87,31 +89,41 @@ function TagList({
   );
 }
 
-function NoResults({ data }: { data: SearchPageData }) {
+function NoResults({ data, viewerId }: { data: SearchPageData; viewerId: string }) {
   const others = SEARCH_TYPES.filter((t) => t !== data.type && t !== "top");
   return (
-    <EmptyState icon="search-x" title={`No results for “${data.q}”`}>
-      <p>Nothing you can see here matches that{data.type !== "top" ? " in this tab" : ""}.</p>
-      <ul className="mt-3 list-inside list-disc text-left text-sm">
-        <li>Check the spelling, or try fewer or shorter words.</li>
-        <li>Search an artist, album or song title, a name, or a #tag.</li>
-        {data.type !== "top" ? (
-          <li>
-            Look in{" "}
-            <Link to={searchHref({ q: data.q })} className="font-medium text-primary underline">
-              all results
-            </Link>
-            {others.length > 0 ? " or another tab" : ""}.
-          </li>
+    <div className="flex flex-col gap-4">
+      <EmptyState icon="search-x" title={`No results for “${data.q}”`}>
+        <p>Nothing you can see here matches that{data.type !== "top" ? " in this tab" : ""}.</p>
+        <ul className="mt-3 list-inside list-disc text-left text-sm">
+          <li>Check the spelling, or try fewer or shorter words.</li>
+          <li>Search an artist, album or song title, a name, or a #tag.</li>
+          {data.type !== "top" ? (
+            <li>
+              Look in{" "}
+              <Link to={searchHref({ q: data.q })} className="font-medium text-primary underline">
+                all results
+              </Link>
+              {others.length > 0 ? " or another tab" : ""}.
+            </li>
+          ) : null}
+        </ul>
+        {data.fallback.length > 0 ? (
+          <div className="mt-4">
+            <p className="mb-2 text-sm font-medium text-foreground">Popular this week</p>
+            <TagList tags={data.fallback} label="Popular tags" className="justify-center" />
+          </div>
         ) : null}
-      </ul>
-      {data.fallback.length > 0 ? (
-        <div className="mt-4">
-          <p className="mb-2 text-sm font-medium text-foreground">Popular this week</p>
-          <TagList tags={data.fallback} label="Popular tags" className="justify-center" />
-        </div>
-      ) : null}
-    </EmptyState>
+      </EmptyState>
+      <DiscoverPanel
+        discovery={{
+          suggestions: data.fallbackPeople,
+          trendingArtists: data.fallbackArtists,
+          isNewInstance: false,
+        }}
+        viewerId={viewerId}
+      />
+    </div>
   );
 }
 
@@ -148,22 +160,7 @@ export function SearchResults({ data, viewerId }: { data: SearchPageData; viewer
         </Section>
         <Section id="trending-artists" title="Artists people posted about this week">
           {trendingArtists.length > 0 ? (
-            <ul aria-label="Trending artists" className="flex flex-wrap gap-2">
-              {trendingArtists.map((a) => (
-                <li key={a.id}>
-                  <Link
-                    to={searchHref({ type: "music", artist: a.name })}
-                    className="inline-flex items-center gap-1.5 rounded-full border border-border bg-card px-3 py-1.5 text-sm hover:bg-muted focus-visible:outline-2 focus-visible:outline-ring"
-                  >
-                    <Icon name="flame" className="size-3.5 text-primary" />
-                    <span className="font-medium">{a.name}</span>
-                    <span className="text-muted-foreground">
-                      {a.postCount} <span className="sr-only">posts</span>
-                    </span>
-                  </Link>
-                </li>
-              ))}
-            </ul>
+            <TrendingArtistList artists={trendingArtists} />
           ) : (
             <p className="text-sm text-muted-foreground">
               Nobody posted about an artist this week.
@@ -176,7 +173,7 @@ export function SearchResults({ data, viewerId }: { data: SearchPageData; viewer
   }
 
   if (data.isEmpty && data.view !== "musicPosts" && data.view !== "tagPosts") {
-    return <NoResults data={data} />;
+    return <NoResults data={data} viewerId={viewerId} />;
   }
 
   switch (data.view) {
