@@ -11,6 +11,7 @@ import {
 import { migrateDatabase } from "~/db/migrate.server";
 import { listFeed } from "~/features/feed/feed.server";
 import { generateDataset, timed } from "./lib/dataset";
+import { benchPostgresDatabase } from "./lib/postgres";
 import { type BudgetRow, log, ms, percentile, type StepOutcome, timeCalls } from "./lib/report";
 import { tempDataDir } from "./lib/server";
 
@@ -106,6 +107,43 @@ async function measure(
   return out;
 }
 
+/** The same data and calls on the PostgreSQL server (BENCH_DATABASE_URL): rows for information. */
+async function postgresRows(postCount: number, runs: number, maxSeconds: number) {
+  const database = await benchPostgresDatabase("feed-query");
+  if (!database)
+    return { rows: [], notes: ["PostgreSQL rows: set BENCH_DATABASE_URL to add them."] };
+  let opened: DatabaseHandle | null = null;
+  try {
+    opened = await openDatabase({ databaseUrl: database.url });
+    await migrateDatabase(opened);
+    setDatabase(opened);
+    const started = performance.now();
+    await generateDataset(opened, postCount, "feed-query (PostgreSQL)");
+    const generation = (performance.now() - started) / 1000;
+    await opened.db.execute(sql`analyze`);
+    const rows: BudgetRow[] = [];
+    for (const { pattern, samples, posts } of await measure(runs, maxSeconds)) {
+      rows.push({
+        step: "feed-query",
+        metric: `p99 ${pattern.label}, PostgreSQL server`,
+        measured: `${ms(percentile(samples, 99))} (p50 ${ms(percentile(samples, 50))}, n=${samples.length}, ${posts} posts)`,
+        budget: "—",
+        pass: null,
+      });
+    }
+    return {
+      rows,
+      notes: [
+        `PostgreSQL server (BENCH_DATABASE_URL, a fresh database): the same data set (generation ${generation.toFixed(1)} s), after ANALYZE, through the app's pool over TCP.`,
+      ],
+    };
+  } finally {
+    setDatabase(undefined);
+    await opened?.close();
+    await database.drop();
+  }
+}
+
 export async function benchFeedQuery(): Promise<StepOutcome> {
   const postCount = Number(process.env.BENCH_POSTS ?? 1_000_000);
   const runs = Number(process.env.BENCH_QUERY_RUNS ?? 1000);
@@ -158,7 +196,17 @@ export async function benchFeedQuery(): Promise<StepOutcome> {
     }
     writeFileSync(PLAN_FILE, planLog.join("\n"));
     notes.push(`full plans: ${PLAN_FILE}`);
-    return { step: "feed-query", rows, notes, seconds: 0 };
+    setDatabase(undefined);
+    await opened.close();
+    opened = null;
+    data.cleanup();
+    const postgres = await postgresRows(postCount, runs, maxSeconds);
+    return {
+      step: "feed-query",
+      rows: [...rows, ...postgres.rows],
+      notes: [...notes, ...postgres.notes],
+      seconds: 0,
+    };
   } finally {
     setDatabase(undefined);
     await opened?.close();

@@ -1,5 +1,6 @@
 import autocannon from "autocannon";
 import { DEMO_EMAIL, htmlRows, measureFeedHtml, signIn } from "./html-size";
+import { benchPostgresDatabase } from "./lib/postgres";
 import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";
 import {
   ensureBuild,
@@ -216,9 +217,63 @@ export async function benchFeedSsr(): Promise<StepOutcome> {
         "'with cookie' adds the root middleware's session read (2 statements) to the fixture too. " +
         `${seconds} s per target after a 3 s warm-up, one keep-alive connection each, sequential targets.`,
     );
-    return { step: "feed-ssr", rows, notes, seconds: 0 };
+    await server.stop();
+    server = null;
+    const postgres = await postgresRows(seconds);
+    return {
+      step: "feed-ssr",
+      rows: [...rows, ...postgres.rows],
+      notes: [...notes, ...postgres.notes],
+      seconds: 0,
+    };
   } finally {
     await server?.stop();
     data.cleanup();
+  }
+}
+
+/** `/feed` and the floor on the PostgreSQL server (BENCH_DATABASE_URL): rows for information. */
+async function postgresRows(seconds: number): Promise<{ rows: BudgetRow[]; notes: string[] }> {
+  const database = await benchPostgresDatabase("feed-ssr");
+  if (!database)
+    return { rows: [], notes: ["PostgreSQL rows: set BENCH_DATABASE_URL to add them."] };
+  const data = tempDataDir("ssr-pg");
+  let server: RunningServer | null = null;
+  try {
+    const env = serverEnv({
+      port: PORTS.feedSsr,
+      dataDir: data.dir,
+      extra: { SOUNDTRAIL_BENCH: "1", DATABASE_URL: database.url },
+    });
+    log("feed-ssr (PostgreSQL): seeding the demo community …");
+    await seedDemo(env);
+    server = await startServer(env);
+    const cookie = await signIn(server.baseUrl);
+    const feedUrl = `${server.baseUrl}/feed`;
+    const floorUrl = `${server.baseUrl}/bench/floor`;
+    await inspect(feedUrl, cookie);
+    await load(feedUrl, { connections: 10, seconds: 3, cookie });
+    const rows: BudgetRow[] = [];
+    for (const connections of CONNECTIONS) {
+      const feed = await load(feedUrl, { connections, seconds, cookie });
+      const floor = await load(floorUrl, { connections, seconds });
+      rows.push({
+        step: "feed-ssr",
+        metric: `PostgreSQL: /feed ÷ floor, ${connections} conn`,
+        measured: `${floor.rps > 0 ? (feed.rps / floor.rps).toFixed(2) : "n/a"} (${feed.rps.toFixed(0)} ÷ ${floor.rps.toFixed(0)}; /feed p50 ${ms(feed.p50)} p99 ${ms(feed.p99)})`,
+        budget: "—",
+        pass: null,
+      });
+    }
+    return {
+      rows,
+      notes: [
+        "PostgreSQL rows: the same build, seed and sign-in with DATABASE_URL set to a fresh database.",
+      ],
+    };
+  } finally {
+    await server?.stop();
+    data.cleanup();
+    await database.drop();
   }
 }
