@@ -10,7 +10,7 @@ import {
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { listFeed } from "~/features/feed/feed.server";
-import { generateDataset, timed } from "./lib/dataset";
+import { datasetDir, generateDataset, timed } from "./lib/dataset";
 import { benchPostgresDatabase } from "./lib/postgres";
 import { type BudgetRow, log, ms, percentile, type StepOutcome, timeCalls } from "./lib/report";
 import { tempDataDir } from "./lib/server";
@@ -151,7 +151,10 @@ export async function benchFeedQuery(): Promise<StepOutcome> {
   if (!Number.isInteger(postCount) || postCount < 1000)
     throw new Error("BENCH_POSTS must be ≥ 1000");
   const inMemory = process.env.BENCH_QUERY_MEMORY === "1";
-  const data = tempDataDir("query");
+  // BENCH_DATA_DIR keeps the data set between runs (shared with search-query: the same data).
+  const data = inMemory
+    ? { ...tempDataDir("query"), reused: false, markGenerated() {} }
+    : datasetDir("query", postCount);
   let opened: DatabaseHandle | null = null;
   try {
     opened = await openDatabase({ dataDir: inMemory ? "memory://" : data.dir });
@@ -159,7 +162,12 @@ export async function benchFeedQuery(): Promise<StepOutcome> {
     await migrateDatabase(handle);
     setDatabase(handle);
     const started = performance.now();
-    const facts = await generateDataset(handle, postCount, "feed-query");
+    const facts = data.reused
+      ? [
+          `data set reused from ${data.dir} (BENCH_DATA_DIR; "as loaded" is then as the last run left it)`,
+        ]
+      : await generateDataset(handle, postCount, "feed-query");
+    if (!data.reused) data.markGenerated();
     const generation = (performance.now() - started) / 1000;
     log(`feed-query: generation took ${generation.toFixed(1)} s`);
 
