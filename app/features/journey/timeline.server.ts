@@ -35,7 +35,7 @@ export async function listPostsInPeriod(options: {
       })
       .from(posts)
       .where(where)
-      .orderBy(desc(posts.createdAt))
+      .orderBy(sql`${posts.createdAt} desc nulls last`)
       .limit(options.limit ?? 20),
     db
       .select({

@@ -134,13 +134,17 @@ function pageOfPosts(
         : isUuid(source.postId)
           ? eq(posts.id, source.postId)
           : sql`false`;
-  return db
-    .select(postColumns)
-    .from(posts)
-    .where(and(scope, after, visible))
-    .orderBy(desc(posts.createdAt), desc(posts.id))
-    .limit(limit)
-    .as("page");
+  return (
+    db
+      .select(postColumns)
+      .from(posts)
+      .where(and(scope, after, visible))
+      // Spelled as the indexes are (drizzle-kit makes `desc nulls last`): plain `desc` means
+      // nulls first, which those indexes cannot serve, and PostgreSQL would sort every match.
+      .orderBy(sql`${posts.createdAt} desc nulls last`, sql`${posts.id} desc nulls last`)
+      .limit(limit)
+      .as("page")
+  );
 }
 
 type Page = ReturnType<typeof pageOfPosts>;
