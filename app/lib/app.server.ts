@@ -11,6 +11,7 @@ import { migrateDatabase } from "~/db/migrate.server";
 import { startListenImportWorker, stopListenImportWorker } from "~/features/journey/import.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
+import { startUnfurlWorker, stopUnfurlWorker } from "~/features/unfurl/unfurl.server";
 import { settleAfterResponse } from "./after-response.server";
 import { getEnv, resolveAuthSecret } from "./env.server";
 import { logger } from "./logger.server";
@@ -34,6 +35,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     await startLiveHub(handle);
     startMailWorker();
     startListenImportWorker();
+    startUnfurlWorker();
     startMaintenance(handle, env.MAINTENANCE_INTERVAL_MINUTES);
     logger.info({ database: handle.kind }, "database ready");
     return handle;
@@ -52,6 +54,7 @@ export async function shutdown(): Promise<void> {
   await stopMaintenance();
   // A running import stops after its current batch; the next start resumes it.
   await stopListenImportWorker();
+  await stopUnfurlWorker();
   await stopLiveHub();
   // Mails promised after an answer (reset links, codes) go out before the database closes.
   await settleAfterResponse();

@@ -32,14 +32,14 @@ describe("generated artwork", () => {
 
   it("is served as a cacheable image, and anything else under /art is a 404", async () => {
     const seed = coverSeed("Low", "Words");
-    const ok = loader({ params: { file: `${seed}.svg` } } as Parameters<typeof loader>[0]);
+    const ok = await loader({ params: { file: `${seed}.svg` } } as Parameters<typeof loader>[0]);
     expect(ok.status).toBe(200);
     expect(ok.headers.get("Content-Type")).toBe("image/svg+xml; charset=utf-8");
     expect(ok.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
     expect(ok.headers.get("Content-Security-Policy")).toContain("sandbox");
     expect(await ok.text()).toBe(coverSvg(seed));
     for (const file of [seed, `${seed}.png`, "x.svg", `${seed}0.svg`, "<script>.svg"]) {
-      const missing = loader({ params: { file } } as Parameters<typeof loader>[0]);
+      const missing = await loader({ params: { file } } as Parameters<typeof loader>[0]);
       expect(missing.status).toBe(404);
     }
   });

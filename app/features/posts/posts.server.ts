@@ -3,6 +3,7 @@ import { getDb } from "~/db/client.server";
 import { media, posts, profiles } from "~/db/schema";
 import { fanOutPost, refanOutPost } from "~/features/feed/timeline.server";
 import { type ProcessedImage, storeImage } from "~/features/media/media.server";
+import { kickUnfurlWorker, requestUnfurl } from "~/features/unfurl/unfurl.server";
 import { AppError } from "~/lib/errors";
 import { isUuid } from "./constants";
 import { recordSocialEvent } from "./events.server";
@@ -24,7 +25,7 @@ export interface CreatePostOptions {
  */
 export async function createPost(options: CreatePostOptions): Promise<{ id: string }> {
   const { viewerId } = options;
-  return getDb().transaction(async (tx) => {
+  const created = await getDb().transaction(async (tx) => {
     let audience = options.input.audience;
     if (!audience) {
       const [author] = await tx
@@ -65,8 +66,12 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
       authorId: viewerId,
       mentions: mentionedUsernames(input.note),
     });
+    await requestUnfurl(tx, input.linkUrl);
     return { id: row.id };
   });
+  // The post is there now; its link preview fills in later (live), or never, harmlessly.
+  if (options.input.linkUrl) kickUnfurlWorker();
+  return created;
 }
 
 /** The post as the viewer may see it, or null (unknown, malformed or hidden id alike). */
@@ -138,6 +143,7 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
     if (current.mediaId && current.mediaId !== mediaId) {
       await tx.delete(media).where(eq(media.id, current.mediaId));
     }
+    await requestUnfurl(tx, input.linkUrl);
     if (current.audience !== input.audience) {
       await refanOutPost(tx, {
         id: postId,
@@ -147,6 +153,7 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
       });
     }
   });
+  if (options.input.linkUrl) kickUnfurlWorker();
 }
 
 /**

@@ -13,6 +13,7 @@ export type LiveEvent =
   | { type: "heartbeat"; data: { at: number } }
   | { type: "notification"; data: NotificationView }
   | { type: "unread"; data: { count: number } }
-  | { type: "post"; data: { postId: string; following: boolean; everyone: boolean } };
+  | { type: "post"; data: { postId: string; following: boolean; everyone: boolean } }
+  | { type: "unfurl"; data: { postId: string } };
 
 export type LiveEventType = LiveEvent["type"];

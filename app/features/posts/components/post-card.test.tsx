@@ -23,6 +23,7 @@ const post: PostCardData = {
   editedAt: null,
   author: { id: "a", username: "alice", displayName: "Alice Liddell", avatarUrl: null },
   image: null,
+  preview: null,
   likeCount: 3,
   commentCount: 1,
   viewerHasLiked: true,

@@ -5,7 +5,7 @@ import { RelativeTime } from "~/components/ui/relative-time";
 import { Cover } from "~/features/artwork/components/cover";
 import { FollowButton } from "~/features/follows/components/follow-button";
 import { LikeButton } from "~/features/likes/components/like-button";
-import { AUDIENCE_LABELS, type Audience, KIND_LABELS, moodOf, type PostKind } from "../constants";
+import { AUDIENCE_LABELS, type Audience, KIND_LABELS, moodOf } from "../constants";
 import type { PostCardData } from "../post-cards.server";
 import { MusicLink } from "./music-link";
 import { NoteText } from "./note-text";
@@ -111,7 +111,7 @@ export function PostCard({
       </header>
 
       <div className="post-music">
-        <Cover {...coverOf(post)} className="post-cover" />
+        <Cover {...coverOf(post)} src={post.preview?.art} className="post-cover" />
         <div className="min-w-0">
           <Heading className="post-title">
             {linkToPost ? (
@@ -136,7 +136,7 @@ export function PostCard({
 
       {post.linkUrl ? (
         <div className="mt-3">
-          <MusicLink url={post.linkUrl} title={post.title} />
+          <MusicLink url={post.linkUrl} title={post.title} preview={post.preview} />
         </div>
       ) : null}
 
