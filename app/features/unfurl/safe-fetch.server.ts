@@ -211,7 +211,7 @@ function request(target: Target, options: SafeFetchOptions, signal: AbortSignal)
 export async function safeFetch(input: string, options: SafeFetchOptions): Promise<FetchedBody> {
   const controller = new AbortController();
   const timer = setTimeout(
-    () => controller.abort(new FetchRefused(`no complete answer within ${options.timeoutMs} ms`)),
+    () => controller.abort(new Error(`no complete answer within ${options.timeoutMs} ms`)),
     options.timeoutMs,
   );
   try {
