@@ -1,4 +1,5 @@
 import { COVER_SEED_PATTERN, coverSvg } from "~/features/artwork/cover";
+import { coverPng } from "~/features/artwork/cover.server";
 import { ARTWORK_FILE, getArtwork } from "~/features/unfurl/unfurl.server";
 import type { Route } from "./+types/art";
 
@@ -10,7 +11,7 @@ const notFound = () =>
 
 /**
  * `/art/<seed>.svg`: generated artwork (app/features/artwork/cover.ts); the picture follows
- * from the seed alone. `/art/<sha256>.webp`: a link's artwork, stored re-encoded when the link
+ * from the seed alone (`.png` for Open Graph images). `/art/<sha256>.webp`: a link's artwork, stored re-encoded when the link
  * was unfurled (features/unfurl). Both are named by their content, so cached for a year by
  * anyone; neither needs a session.
  */
@@ -28,6 +29,13 @@ export async function loader({ params }: Route.LoaderArgs) {
         "Content-Type": "image/webp",
         "Content-Length": String(bytes.byteLength),
       },
+    });
+  }
+  const png = /^([0-9a-f]{16})\.png$/.exec(params.file)?.[1];
+  if (png) {
+    const bytes = await coverPng(png);
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { ...immutable, "Content-Type": "image/png" },
     });
   }
   const seed = params.file.replace(/\.svg$/, "");

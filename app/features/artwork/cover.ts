@@ -31,6 +31,32 @@ export function coverUrl(artist: string, title?: string | null): string {
   return `/art/${coverSeed(artist, title)}.svg`;
 }
 
+/**
+ * Whose cover a post shows: an album's for its tracks, so one record looks the same everywhere;
+ * the artist's for an artist post.
+ */
+export function postCoverOf(post: {
+  kind: string;
+  title: string;
+  artist: string | null;
+  album: string | null;
+}): { artist: string; title: string | null } {
+  const artist = post.artist || post.title;
+  if (post.kind === "artist") return { artist: post.title, title: null };
+  if (post.kind === "track") return { artist, title: post.album || post.title };
+  return { artist, title: post.title };
+}
+
+/** A post's artwork: its link's (stored locally, `art`) when there is one, else its cover. */
+export function postArtUrl(
+  post: { kind: string; title: string; artist: string | null; album: string | null },
+  art?: string | null,
+): string {
+  if (art) return art;
+  const cover = postCoverOf(post);
+  return coverUrl(cover.artist, cover.title);
+}
+
 export const COVER_SEED_PATTERN = /^[0-9a-f]{16}$/;
 
 /** A deterministic stream of numbers in [0, 1) from the seed. */
