@@ -253,9 +253,9 @@ export class LiveHub {
   private async announceUnfurl(postId: string): Promise<void> {
     const userIds = [...this.streams.keys()];
     if (userIds.length === 0) return;
-    const rows = rowsOf<{ user_id: string }>(
+    const rows = rowsOf<{ user_id: string; is_own: boolean }>(
       await getDb().execute(sql`
-        select v.user_id
+        select v.user_id, v.user_id = p.author_id as is_own
         from ${profiles} v
         cross join ${posts} p
         where p.id = ${postId} and ${inArray(sql`v.user_id`, userIds)}
@@ -265,9 +265,10 @@ export class LiveHub {
             or (p.audience = 'everyone'
               and not ${blockedBetween(sql`v.user_id`, sql`p.author_id`)}))`),
     );
-    const frame = formatEvent({ type: "unfurl", data: { postId } });
-    for (const row of rows)
+    for (const row of rows) {
+      const frame = formatEvent({ type: "unfurl", data: { postId, isOwn: Boolean(row.is_own) } });
       for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
+    }
   }
 }
 

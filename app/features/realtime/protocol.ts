@@ -14,6 +14,7 @@ export type LiveEvent =
   | { type: "notification"; data: NotificationView }
   | { type: "unread"; data: { count: number } }
   | { type: "post"; data: { postId: string; following: boolean; everyone: boolean } }
-  | { type: "unfurl"; data: { postId: string } };
+  /** `isOwn`: the reader wrote the post (their page may not show it yet: load it anyway). */
+  | { type: "unfurl"; data: { postId: string; isOwn: boolean } };
 
 export type LiveEventType = LiveEvent["type"];
