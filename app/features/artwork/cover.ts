@@ -57,6 +57,21 @@ export function postArtUrl(
   return coverUrl(cover.artist, cover.title);
 }
 
+/**
+ * A post's artwork as an absolute URL for Open Graph previews: the link's (WebP), else the
+ * generated cover as PNG (scrapers do not read SVG).
+ */
+export function postOpenGraphArtUrl(
+  post: { kind: string; title: string; artist: string | null; album: string | null },
+  art: string | null | undefined,
+  baseUrl: string,
+): string {
+  const base = baseUrl.replace(/\/$/, "");
+  if (art) return `${base}${art}`;
+  const cover = postCoverOf(post);
+  return `${base}/art/${coverSeed(cover.artist, cover.title)}.png`;
+}
+
 export const COVER_SEED_PATTERN = /^[0-9a-f]{16}$/;
 
 /** A deterministic stream of numbers in [0, 1) from the seed. */

@@ -5,6 +5,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { linkUnfurls } from "~/db/schema";
+import { likePost } from "~/features/likes/likes.server";
+import { listNotifications } from "~/features/notifications/notifications.server";
 import { PostCard } from "~/features/posts/components/post-card";
 import { getPost } from "~/features/posts/posts.server";
 import { parseEnv } from "~/lib/env.server";
@@ -122,6 +124,12 @@ describe("unfurling a streaming link", () => {
     const response = await artLoader({ params: { file } } as Parameters<typeof artLoader>[0]);
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toBe("image/webp");
+    // A notification about the post carries the same art as its small thumb.
+    const fan = await createTestUser();
+    await likePost({ viewerId: fan.id, postId });
+    const { notifications } = await listNotifications({ viewerId: author.id });
+    expect(notifications.find((n) => n.post?.id === postId)?.post?.art).toBe(art);
+
     const missing = await artLoader({
       params: { file: `${"0".repeat(64)}.webp` },
     } as Parameters<typeof artLoader>[0]);

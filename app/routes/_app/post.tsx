@@ -2,7 +2,7 @@ import { data, Link, type ShouldRevalidateFunctionArgs } from "react-router";
 import { z } from "zod";
 import { Avatar } from "~/components/ui/avatar";
 import { Icon } from "~/components/ui/icon";
-import { coverSeed, postCoverOf } from "~/features/artwork/cover";
+import { postOpenGraphArtUrl } from "~/features/artwork/cover";
 import {
   addComment,
   deleteComment,
@@ -57,12 +57,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     canonicalUrl: `${base}/post/${post.id}`,
     imageUrl: post.image ? `${base}/media/${post.image.id}` : null,
     // The music's artwork for previews: the link's own, else the generated cover (as PNG).
-    artUrl: post.preview?.art
-      ? `${base}${post.preview.art}`
-      : (() => {
-          const cover = postCoverOf(post);
-          return `${base}/art/${coverSeed(cover.artist, cover.title)}.png`;
-        })(),
+    artUrl: postOpenGraphArtUrl(post, post.preview?.art, base),
     loginHref: loginUrlFor(`/post/${post.id}`),
   };
 }
