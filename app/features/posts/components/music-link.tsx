@@ -67,9 +67,9 @@ export function MusicLink({
           Play<span className="sr-only">{` “${title}” on ${link.serviceName}`}</span>
         </button>
       ) : null}
-      <span className="min-w-0 flex-1">
+      <span className="music-about">
         <span className="music-card-service">{link.serviceName}</span>
-        {about ? <span className="block truncate text-sm">{about}</span> : null}
+        {about ? <span className="music-title">{about}</span> : null}
       </span>
       {open}
     </div>
