@@ -13,6 +13,17 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
+/** A comma list: its trimmed, non-empty items. */
+const commaList = z
+  .string()
+  .default("")
+  .transform((v) =>
+    v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
 /** The environment as the process sees it; every variable is documented in README §Configuration. */
 export const envSchema = z
   .object({
@@ -40,15 +51,7 @@ export const envSchema = z
      * Where the token API's OAuth flow may send its one-time code (`redirect_to`), besides
      * BASE_URL itself: a comma list of URL prefixes, e.g. `myapp://auth,https://app.example/`.
      */
-    AUTH_REDIRECT_URLS: z
-      .string()
-      .default("")
-      .transform((v) =>
-        v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-      ),
+    AUTH_REDIRECT_URLS: commaList,
     SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
     MAIL_FROM: z.string().min(3).default("Soundtrail <no-reply@localhost>"),
     SMS_WEBHOOK_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
@@ -141,15 +144,7 @@ export const envSchema = z
      * Origins players may be framed from besides the services' own (comma list), e.g. a fake
      * service in browser tests; the CSP's frame-src names exactly the services plus these.
      */
-    PLAYER_FRAME_ORIGINS: z
-      .string()
-      .default("")
-      .transform((v) =>
-        v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
+    PLAYER_FRAME_ORIGINS: commaList
       .pipe(z.array(z.url({ protocol: /^https?$/, error: "must be a comma list of origins" })))
       .transform((list) => list.map((u) => new URL(u).origin)),
     SPOTIFY_CLIENT_ID: optionalString,

@@ -1,4 +1,4 @@
-import { test } from "@playwright/test";
+import { type Page, test } from "@playwright/test";
 import { expect, expectNoAxeViolations, gotoHydrated } from "./fixtures";
 import { type Person, signUp } from "./people";
 
@@ -8,6 +8,18 @@ import { type Person, signUp } from "./people";
  * player page). Nothing here reaches the internet.
  */
 const FAKE = process.env.FAKE_MUSIC_ORIGIN ?? "";
+
+/** Shares a track with a streaming link from the feed's composer, as the page's person. */
+async function shareTrack(page: Page, title: string, link: string) {
+  await gotoHydrated(page, "/feed");
+  await page.locator("body").press("n");
+  await page.getByLabel("Track title").fill(title);
+  await page.getByRole("combobox", { name: "Artist", exact: true }).fill("Portishead");
+  await page.getByLabel("Streaming link").fill(link);
+  await page.getByRole("button", { name: "Share", exact: true }).click();
+  await expect(page.getByText("is on your feed")).toBeVisible();
+  return page.locator("article").filter({ hasText: title }).first();
+}
 
 test.describe
   .serial("link previews and players", () => {
@@ -27,15 +39,7 @@ test.describe
       expect(FAKE).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const context = await browser.newContext({ storageState: alice.storage });
       const page = await context.newPage();
-      await gotoHydrated(page, "/feed");
-      await page.locator("body").press("n");
-      await page.getByLabel("Track title").fill("Roads");
-      await page.getByRole("combobox", { name: "Artist", exact: true }).fill("Portishead");
-      await page.getByLabel("Streaming link").fill(`https://open.spotify.com/track/${trackId}`);
-      await page.getByRole("button", { name: "Share", exact: true }).click();
-      await expect(page.getByText("is on your feed")).toBeVisible();
-
-      const card = page.locator("article").filter({ hasText: "Roads" }).first();
+      const card = await shareTrack(page, "Roads", `https://open.spotify.com/track/${trackId}`);
       // The post is there at once; its artwork arrives over the live stream, stored locally.
       const cover = card.locator("img.post-cover");
       await expect(cover).toHaveAttribute("src", /^\/art\/[0-9a-f]{64}\.webp$/, {
@@ -99,14 +103,11 @@ test.describe
     }) => {
       const context = await browser.newContext({ storageState: alice.storage });
       const page = await context.newPage();
-      await gotoHydrated(page, "/feed");
-      await page.locator("body").press("n");
-      await page.getByLabel("Track title").fill("Glory Box");
-      await page.getByRole("combobox", { name: "Artist", exact: true }).fill("Portishead");
-      await page.getByLabel("Streaming link").fill(`https://open.spotify.com/track/missing${run}`);
-      await page.getByRole("button", { name: "Share", exact: true }).click();
-      await expect(page.getByText("is on your feed")).toBeVisible();
-      const card = page.locator("article").filter({ hasText: "Glory Box" }).first();
+      const card = await shareTrack(
+        page,
+        "Glory Box",
+        `https://open.spotify.com/track/missing${run}`,
+      );
       await expect(card).toBeVisible();
       await expect(card.locator("img.post-cover")).toHaveAttribute(
         "src",
