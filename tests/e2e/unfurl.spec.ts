@@ -83,8 +83,12 @@ test.describe
       const context = await browser.newContext({ storageState: alice.storage });
       const page = await context.newPage();
       const response = await page.goto(`/post/${postId}`);
-      expect(response?.headers()["content-security-policy"]).toContain(`frame-src`);
-      expect(response?.headers()["content-security-policy"]).toContain(FAKE);
+      const frameSrc = (response?.headers()["content-security-policy"] ?? "")
+        .split(";")
+        .map((d) => d.trim().split(" "))
+        .find((d) => d[0] === "frame-src");
+      expect(frameSrc).toContain(FAKE);
+      expect(frameSrc).toContain("https://open.spotify.com");
       const art = await page.locator("article img.post-cover").getAttribute("src");
       expect(art).toMatch(/^\/art\/[0-9a-f]{64}\.webp$/);
       await expect(page.locator('meta[property="og:image"]')).toHaveAttribute(
@@ -95,6 +99,32 @@ test.describe
       expect(image.status()).toBe(200);
       expect(image.headers()["content-type"]).toBe("image/webp");
       expect(image.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+      await context.close();
+    });
+
+    test("a player that does not load says so, and the service's page is still offered", async ({
+      browser,
+    }) => {
+      const context = await browser.newContext({ storageState: alice.storage });
+      const page = await context.newPage();
+      const card = await shareTrack(
+        page,
+        "Wandering Star",
+        `https://open.spotify.com/track/hang${run}`,
+      );
+      await expect(card.locator("img.post-cover")).toHaveAttribute("src", /\.webp$/, {
+        timeout: 15_000,
+      });
+      // The page's clock, not the test's: the player's load timeout passes at once.
+      await page.clock.install();
+      await card.getByRole("button", { name: /^Play/ }).click();
+      await expect(card.getByText("Loading the player…")).toBeVisible();
+      await page.clock.runFor(16_000);
+      await expect(card.getByRole("alert")).toHaveText(
+        "The Spotify player did not load. Try the link below, or reload the page.",
+      );
+      await expect(card.locator("iframe")).toHaveCount(0);
+      await expect(card.getByRole("link", { name: "Open in Spotify" })).toBeVisible();
       await context.close();
     });
 

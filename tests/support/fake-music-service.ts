@@ -12,7 +12,8 @@ import sharp from "sharp";
  *   "private"  → artwork on an allowed CDN name (the test resolves it to a private address),
  *   "huge"     → an oEmbed answer of 1 MB,
  *   "slow"     → an answer that never completes,
- *   "missing"  → 404.
+ *   "missing"  → 404,
+ *   "hang"     → (in the player's id) a player page that never loads.
  * Unit tests start it in-process; the e2e web server runs this file (FAKE_MUSIC_PORT).
  */
 
@@ -61,6 +62,9 @@ export async function startFakeMusicService(port = 0): Promise<FakeMusicService>
         res.writeHead(200, { "Content-Type": "image/png", "Content-Length": png.byteLength });
         res.end(png);
         return;
+      }
+      if (url.pathname === "/player" && url.searchParams.get("id")?.startsWith("hang")) {
+        return; // a player that never loads
       }
       if (url.pathname === "/player") {
         res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });

@@ -8,8 +8,10 @@ import { linkUnfurls } from "~/db/schema";
 import { likePost } from "~/features/likes/likes.server";
 import { listNotifications } from "~/features/notifications/notifications.server";
 import { PostCard } from "~/features/posts/components/post-card";
+import { EMBED_ORIGINS } from "~/features/posts/links";
 import { getPost } from "~/features/posts/posts.server";
 import { parseEnv } from "~/lib/env.server";
+import { contentSecurityPolicy } from "~/lib/security.server";
 import { loader as artLoader } from "~/routes/art";
 import { createTestUser } from "../../../tests/support/factories";
 import {
@@ -88,6 +90,14 @@ describe("configuration", () => {
     expect(defaults.trustedOrigins).toEqual([]);
     expect(defaults.oembed.spotify).toBe("https://open.spotify.com/oembed");
     expect(config.trustedOrigins).toEqual([fake.origin]);
+  });
+
+  it("lets players be framed from the services' origins only, unless an operator adds one", () => {
+    const frameSrc = contentSecurityPolicy("n")
+      .split("; ")
+      .find((d) => d.startsWith("frame-src "));
+    expect(frameSrc).toBe(`frame-src ${EMBED_ORIGINS.join(" ")}`);
+    expect(config.frameOrigins).toEqual([...EMBED_ORIGINS, fake.origin]);
   });
 });
 
