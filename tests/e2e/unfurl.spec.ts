@@ -1,4 +1,4 @@
-import { type Page, test } from "@playwright/test";
+import { type Browser, type Page, test } from "@playwright/test";
 import { expect, expectNoAxeViolations, gotoHydrated } from "./fixtures";
 import { type Person, signUp } from "./people";
 
@@ -28,6 +28,11 @@ test.describe
     let alice: Person;
     let postId = "";
 
+    async function alicePage(browser: Browser): Promise<Page> {
+      const context = await browser.newContext({ storageState: alice.storage });
+      return context.newPage();
+    }
+
     test.beforeAll(async ({ browser, request }) => {
       test.setTimeout(60_000);
       alice = await signUp(browser, request, `unfurl${run}`, "Una Furl");
@@ -37,8 +42,7 @@ test.describe
       browser,
     }) => {
       expect(FAKE).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const context = await browser.newContext({ storageState: alice.storage });
-      const page = await context.newPage();
+      const page = await alicePage(browser);
       const card = await shareTrack(page, "Roads", `https://open.spotify.com/track/${trackId}`);
       // The post is there at once; its artwork arrives over the live stream, stored locally.
       const cover = card.locator("img.post-cover");
@@ -74,14 +78,13 @@ test.describe
           .getByText(`Fake player for ${trackId}`),
       ).toBeVisible();
       await expect(card.getByText("Loading the player…")).toHaveCount(0);
-      await context.close();
+      await page.context().close();
     });
 
     test("the post page shows the art and offers it as the Open Graph image", async ({
       browser,
     }) => {
-      const context = await browser.newContext({ storageState: alice.storage });
-      const page = await context.newPage();
+      const page = await alicePage(browser);
       const response = await page.goto(`/post/${postId}`);
       const frameSrc = (response?.headers()["content-security-policy"] ?? "")
         .split(";")
@@ -99,14 +102,13 @@ test.describe
       expect(image.status()).toBe(200);
       expect(image.headers()["content-type"]).toBe("image/webp");
       expect(image.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
-      await context.close();
+      await page.context().close();
     });
 
     test("a player that does not load says so, and the service's page is still offered", async ({
       browser,
     }) => {
-      const context = await browser.newContext({ storageState: alice.storage });
-      const page = await context.newPage();
+      const page = await alicePage(browser);
       const card = await shareTrack(
         page,
         "Wandering Star",
@@ -125,14 +127,13 @@ test.describe
       );
       await expect(card.locator("iframe")).toHaveCount(0);
       await expect(card.getByRole("link", { name: "Open in Spotify" })).toBeVisible();
-      await context.close();
+      await page.context().close();
     });
 
     test("a link whose service does not answer still shows its post, with the generated cover", async ({
       browser,
     }) => {
-      const context = await browser.newContext({ storageState: alice.storage });
-      const page = await context.newPage();
+      const page = await alicePage(browser);
       const card = await shareTrack(
         page,
         "Glory Box",
@@ -144,6 +145,6 @@ test.describe
         /^\/art\/[0-9a-f]{16}\.svg$/,
       );
       await expect(card.getByRole("button", { name: /^Play/ })).toBeVisible();
-      await context.close();
+      await page.context().close();
     });
   });
