@@ -12,8 +12,11 @@ const BASE_URL = `http://127.0.0.1:${PORT}`;
 const BUILD_DIR = SLOT ? `build-e2e-${SLOT}` : "build-e2e";
 const SINK_SMTP_PORT = 2525 + SLOT * 10;
 const SINK_HTTP_PORT = 2526 + SLOT * 10;
-// The specs read the sink's address from here.
+const FAKE_MUSIC_PORT = 2527 + SLOT * 10;
+const FAKE_MUSIC = `http://127.0.0.1:${FAKE_MUSIC_PORT}`;
+// The specs read the sink's and the fake music service's addresses from here.
 process.env.SMTP_SINK_HTTP_PORT = String(SINK_HTTP_PORT);
+process.env.FAKE_MUSIC_ORIGIN = FAKE_MUSIC;
 /**
  * Wiped by the web server command before every start, so each run begins with an empty
  * database. (Not wiped here: this file is also loaded when an already running server is
@@ -62,6 +65,15 @@ export default defineConfig({
       env: { SMTP_SINK_PORT: String(SINK_SMTP_PORT), SMTP_SINK_HTTP_PORT: String(SINK_HTTP_PORT) },
     },
     {
+      // The streaming services' public metadata (oEmbed, Open Graph, artwork, a player page),
+      // so link previews work without the internet: every service points here.
+      command: `npx esbuild tests/support/fake-music-service.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/fake-music.mjs && node ${BUILD_DIR}/fake-music.mjs`,
+      url: `${FAKE_MUSIC}/healthz`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+      env: { FAKE_MUSIC_PORT: String(FAKE_MUSIC_PORT) },
+    },
+    {
       // Fixtures go in after the wipe and before the server opens the database.
       command: `rm -rf '${DATA_DIR}' && npm run build && npx esbuild tests/support/e2e-seed.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/server.mjs`,
       url: `${BASE_URL}/healthz`,
@@ -83,6 +95,16 @@ export default defineConfig({
         SMS_WEBHOOK_URL: `http://127.0.0.1:${SINK_HTTP_PORT}/sms`,
         // Tests pick their own client address (fixtures.ts useOwnClientAddress).
         TRUST_PROXY: "on",
+        // Link previews from the fake service only: nothing reaches the internet.
+        UNFURL_LINKS: "on",
+        UNFURL_SPOTIFY_URL: `${FAKE_MUSIC}/oembed`,
+        UNFURL_YOUTUBE_URL: `${FAKE_MUSIC}/oembed`,
+        UNFURL_SOUNDCLOUD_URL: `${FAKE_MUSIC}/oembed`,
+        UNFURL_DEEZER_URL: `${FAKE_MUSIC}/oembed`,
+        UNFURL_TIDAL_URL: `${FAKE_MUSIC}/oembed`,
+        UNFURL_BANDCAMP_URL: FAKE_MUSIC,
+        UNFURL_APPLE_MUSIC_URL: FAKE_MUSIC,
+        PLAYER_FRAME_ORIGINS: FAKE_MUSIC,
       },
     },
   ],

@@ -62,6 +62,7 @@ export const ICONS = [
   "Palette",
   "Pencil",
   "Phone",
+  "Play",
   "Radio",
   "Reply",
   "RotateCw",

@@ -12,6 +12,7 @@ import { startFanOutWorker, stopFanOutWorker } from "~/features/feed/fanout-jobs
 import { startListenImportWorker, stopListenImportWorker } from "~/features/journey/import.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
+import { startUnfurlWorker, stopUnfurlWorker } from "~/features/unfurl/unfurl.server";
 import { settleAfterResponse } from "./after-response.server";
 import { getEnv, resolveAuthSecret } from "./env.server";
 import { logger } from "./logger.server";
@@ -36,6 +37,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     startMailWorker();
     startListenImportWorker();
     startFanOutWorker();
+    startUnfurlWorker();
     startMaintenance(handle, env.MAINTENANCE_INTERVAL_MINUTES);
     logger.info({ database: handle.kind }, "database ready");
     return handle;
@@ -56,6 +58,7 @@ export async function shutdown(): Promise<void> {
   await stopListenImportWorker();
   // Likewise a fan-out stops after its current batch.
   await stopFanOutWorker();
+  await stopUnfurlWorker();
   await stopLiveHub();
   // Mails promised after an answer (reset links, codes) go out before the database closes.
   await settleAfterResponse();

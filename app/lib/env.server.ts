@@ -13,6 +13,17 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
+/** A comma list: its trimmed, non-empty items. */
+const commaList = z
+  .string()
+  .default("")
+  .transform((v) =>
+    v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
 /** The environment as the process sees it; every variable is documented in README §Configuration. */
 export const envSchema = z
   .object({
@@ -40,15 +51,7 @@ export const envSchema = z
      * Where the token API's OAuth flow may send its one-time code (`redirect_to`), besides
      * BASE_URL itself: a comma list of URL prefixes, e.g. `myapp://auth,https://app.example/`.
      */
-    AUTH_REDIRECT_URLS: z
-      .string()
-      .default("")
-      .transform((v) =>
-        v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-      ),
+    AUTH_REDIRECT_URLS: commaList,
     SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
     MAIL_FROM: z.string().min(3).default("Soundtrail <no-reply@localhost>"),
     SMS_WEBHOOK_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
@@ -117,6 +120,33 @@ export const envSchema = z
       .min(1, "must be at least 1")
       .max(600, "must be at most 600")
       .default(20),
+    /**
+     * Link unfurling (title, artist and artwork of streaming links, fetched from the services):
+     * `on` or `off`; unset means on, except under NODE_ENV=test or CI, where nothing may reach
+     * the internet unless a test configures a local fake service.
+     */
+    UNFURL_LINKS: z.enum(["on", "off", ""]).optional(),
+    /** Set by CI systems; only read for the default of UNFURL_LINKS. */
+    CI: optionalString,
+    /**
+     * oEmbed endpoints, one per service; unset, the service's own. Set, the server there is
+     * trusted as it is (plain HTTP and private addresses allowed): a local fake in tests.
+     */
+    UNFURL_SPOTIFY_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    UNFURL_YOUTUBE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    UNFURL_SOUNDCLOUD_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    UNFURL_DEEZER_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    UNFURL_TIDAL_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    /** Pages read for Open Graph tags: unset, the link's own page; set, this origin's instead. */
+    UNFURL_BANDCAMP_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    UNFURL_APPLE_MUSIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    /**
+     * Origins players may be framed from besides the services' own (comma list), e.g. a fake
+     * service in browser tests; the CSP's frame-src names exactly the services plus these.
+     */
+    PLAYER_FRAME_ORIGINS: commaList
+      .pipe(z.array(z.url({ protocol: /^https?$/, error: "must be a comma list of origins" })))
+      .transform((list) => list.map((u) => new URL(u).origin)),
     SPOTIFY_CLIENT_ID: optionalString,
     SPOTIFY_CLIENT_SECRET: optionalString,
     GOOGLE_CLIENT_ID: optionalString,
@@ -128,7 +158,14 @@ export const envSchema = z
     ...env,
     BASE_URL: env.BASE_URL ?? `http://localhost:${env.PORT}`,
     DATA_DIR: path.resolve(env.DATA_DIR),
+    UNFURL_LINKS: env.UNFURL_LINKS
+      ? env.UNFURL_LINKS === "on"
+      : env.NODE_ENV !== "test" && !isCiFlag(env.CI),
   }));
+
+function isCiFlag(value: string | undefined): boolean {
+  return value !== undefined && value !== "" && value !== "0" && value !== "false";
+}
 
 export type Env = z.infer<typeof envSchema>;
 

@@ -1,4 +1,5 @@
 import { EMBED_ORIGINS } from "../features/posts/links";
+import { getEnv } from "./env.server";
 
 const isDev = process.env.NODE_ENV === "development";
 
@@ -15,8 +16,8 @@ export function contentSecurityPolicy(nonce: string): string {
     "font-src": "'self'",
     "connect-src": isDev ? "'self' ws: wss:" : "'self'",
     "media-src": "'self'",
-    // Streaming players shown in posts, and nothing else.
-    "frame-src": EMBED_ORIGINS.join(" "),
+    // Streaming players shown in posts (plus the operator's PLAYER_FRAME_ORIGINS), nothing else.
+    "frame-src": [...EMBED_ORIGINS, ...getEnv().PLAYER_FRAME_ORIGINS].join(" "),
     "object-src": "'none'",
     "base-uri": "'self'",
     "form-action": "'self'",

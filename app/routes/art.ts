@@ -1,23 +1,49 @@
 import { COVER_SEED_PATTERN, coverSvg } from "~/features/artwork/cover";
+import { coverPng } from "~/features/artwork/cover.server";
+import { ARTWORK_FILE, getArtwork } from "~/features/unfurl/unfurl.server";
 import type { Route } from "./+types/art";
 
+const notFound = () =>
+  new Response("Not found", {
+    status: 404,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+  });
+
 /**
- * `/art/<seed>.svg`: generated artwork (app/features/artwork/cover.ts). The picture follows from
- * the seed alone, so it is cached for a year by anyone; it reads nothing and needs no session.
+ * `/art/<seed>.svg`: generated artwork (app/features/artwork/cover.ts); the picture follows
+ * from the seed alone (`.png` for Open Graph images). `/art/<sha256>.webp`: a link's artwork, stored re-encoded when the link
+ * was unfurled (features/unfurl). Both are named by their content, so cached for a year by
+ * anyone; neither needs a session.
  */
-export function loader({ params }: Route.LoaderArgs) {
-  const seed = params.file.replace(/\.svg$/, "");
-  if (!params.file.endsWith(".svg") || !COVER_SEED_PATTERN.test(seed)) {
-    return new Response("Not found", {
-      status: 404,
-      headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+export async function loader({ params }: Route.LoaderArgs) {
+  const immutable = {
+    "Cache-Control": "public, max-age=31536000, immutable",
+    "X-Content-Type-Options": "nosniff",
+  };
+  if (ARTWORK_FILE.test(params.file)) {
+    const bytes = await getArtwork(params.file);
+    if (!bytes) return notFound();
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: {
+        ...immutable,
+        "Content-Type": "image/webp",
+        "Content-Length": String(bytes.byteLength),
+      },
     });
   }
+  const png = /^([0-9a-f]{16})\.png$/.exec(params.file)?.[1];
+  if (png) {
+    const bytes = await coverPng(png);
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { ...immutable, "Content-Type": "image/png" },
+    });
+  }
+  const seed = params.file.replace(/\.svg$/, "");
+  if (!params.file.endsWith(".svg") || !COVER_SEED_PATTERN.test(seed)) return notFound();
   return new Response(coverSvg(seed), {
     headers: {
+      ...immutable,
       "Content-Type": "image/svg+xml; charset=utf-8",
-      "Cache-Control": "public, max-age=31536000, immutable",
-      "X-Content-Type-Options": "nosniff",
       "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
     },
   });

@@ -94,10 +94,14 @@ test.describe
       await expect(page.getByText("is on your feed")).toBeVisible();
 
       const post = page.locator("article").filter({ hasText: "Never Gonna Give You Up" }).first();
+      // The player loads when asked for: the service's own, or the one its preview names
+      // (the suite's fake service, once the link preview has arrived).
+      await expect(post.locator("iframe")).toHaveCount(0);
+      await post.getByRole("button", { name: /^Play/ }).click();
       const player = post.locator('iframe[title^="Spotify player"]');
       await expect(player).toHaveAttribute(
         "src",
-        "https://open.spotify.com/embed/track/4uLU6hMCjMI75M1A2tKUQC",
+        /^(https:\/\/open\.spotify\.com\/embed|http:\/\/127\.0\.0\.1:\d+\/player\?id=).*4uLU6hMCjMI75M1A2tKUQC/,
       );
       await expect(player).toHaveAttribute(
         "sandbox",

@@ -15,3 +15,4 @@ export * from "./posts";
 export * from "./profiles";
 export * from "./rate-limits";
 export * from "./social";
+export * from "./unfurls";

@@ -41,6 +41,8 @@ export const posts = pgTable(
     index("posts_artist_prefix_idx").using("btree", sql`lower(${t.artist}) text_pattern_ops`),
     index("posts_album_prefix_idx").using("btree", sql`lower(${t.album}) text_pattern_ops`),
     index("posts_media_idx").on(t.mediaId),
+    // Unfurling tells the posts with a link when its card is ready.
+    index("posts_link_url_idx").on(t.linkUrl).where(sql`${t.linkUrl} is not null`),
     check("posts_note_length", sql`char_length(${t.note}) <= 2000`),
     check("posts_title_length", sql`char_length(${t.title}) between 1 and 200`),
   ],

@@ -1,3 +1,4 @@
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { loader } from "../../routes/art";
 import { COVER_SEED_PATTERN, coverSeed, coverSvg, coverUrl } from "./cover";
@@ -32,15 +33,24 @@ describe("generated artwork", () => {
 
   it("is served as a cacheable image, and anything else under /art is a 404", async () => {
     const seed = coverSeed("Low", "Words");
-    const ok = loader({ params: { file: `${seed}.svg` } } as Parameters<typeof loader>[0]);
+    const ok = await loader({ params: { file: `${seed}.svg` } } as Parameters<typeof loader>[0]);
     expect(ok.status).toBe(200);
     expect(ok.headers.get("Content-Type")).toBe("image/svg+xml; charset=utf-8");
     expect(ok.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
     expect(ok.headers.get("Content-Security-Policy")).toContain("sandbox");
     expect(await ok.text()).toBe(coverSvg(seed));
-    for (const file of [seed, `${seed}.png`, "x.svg", `${seed}0.svg`, "<script>.svg"]) {
-      const missing = loader({ params: { file } } as Parameters<typeof loader>[0]);
+    for (const file of [seed, `${seed}.jpg`, "x.svg", `${seed}0.svg`, "<script>.svg"]) {
+      const missing = await loader({ params: { file } } as Parameters<typeof loader>[0]);
       expect(missing.status).toBe(404);
     }
+  });
+
+  it("is also served as a PNG (for Open Graph previews), the same picture", async () => {
+    const seed = coverSeed("Low", "Words");
+    const png = await loader({ params: { file: `${seed}.png` } } as Parameters<typeof loader>[0]);
+    expect(png.status).toBe(200);
+    expect(png.headers.get("Content-Type")).toBe("image/png");
+    const meta = await sharp(Buffer.from(await png.arrayBuffer())).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["png", 600, 600]);
   });
 });

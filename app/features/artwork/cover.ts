@@ -31,6 +31,47 @@ export function coverUrl(artist: string, title?: string | null): string {
   return `/art/${coverSeed(artist, title)}.svg`;
 }
 
+/**
+ * Whose cover a post shows: an album's for its tracks, so one record looks the same everywhere;
+ * the artist's for an artist post.
+ */
+export function postCoverOf(post: {
+  kind: string;
+  title: string;
+  artist: string | null;
+  album: string | null;
+}): { artist: string; title: string | null } {
+  const artist = post.artist || post.title;
+  if (post.kind === "artist") return { artist: post.title, title: null };
+  if (post.kind === "track") return { artist, title: post.album || post.title };
+  return { artist, title: post.title };
+}
+
+/** A post's artwork: its link's (stored locally, `art`) when there is one, else its cover. */
+export function postArtUrl(
+  post: { kind: string; title: string; artist: string | null; album: string | null },
+  art?: string | null,
+): string {
+  if (art) return art;
+  const cover = postCoverOf(post);
+  return coverUrl(cover.artist, cover.title);
+}
+
+/**
+ * A post's artwork as an absolute URL for Open Graph previews: the link's (WebP), else the
+ * generated cover as PNG (scrapers do not read SVG).
+ */
+export function postOpenGraphArtUrl(
+  post: { kind: string; title: string; artist: string | null; album: string | null },
+  art: string | null | undefined,
+  baseUrl: string,
+): string {
+  const base = baseUrl.replace(/\/$/, "");
+  if (art) return `${base}${art}`;
+  const cover = postCoverOf(post);
+  return `${base}/art/${coverSeed(cover.artist, cover.title)}.png`;
+}
+
 export const COVER_SEED_PATTERN = /^[0-9a-f]{16}$/;
 
 /** A deterministic stream of numbers in [0, 1) from the seed. */

@@ -57,6 +57,7 @@ export function fixturePosts(now: number): PostCardData[] {
         avatarUrl: `/media/00000000-0000-4000-8000-${String(1000 + n).padStart(12, "0")}`,
       },
       image: null,
+      preview: null,
       likeCount: (n * 3) % 11,
       commentCount: n % 4,
       viewerHasLiked: n % 3 === 0,

@@ -27,10 +27,14 @@ export interface ProcessedImage {
 
 /**
  * Decodes `input` with sharp (the file's bytes decide, never its name or claimed type), turns it
- * upright, shrinks it to at most 1600 px and re-encodes it as WebP. sharp writes no metadata
+ * upright, shrinks it to at most 1600 px (or `maxSide`) and re-encodes it as WebP. sharp writes no metadata
  * (EXIF, GPS, ICC …) unless asked, so none survives.
  */
-export async function processImage(input: Uint8Array): Promise<ProcessedImage> {
+export async function processImage(
+  input: Uint8Array,
+  options: { maxSide?: number } = {},
+): Promise<ProcessedImage> {
+  const maxSide = options.maxSide ?? IMAGE_MAX_SIDE;
   if (input.byteLength > IMAGE_MAX_BYTES) throw new AppError("too_large", IMAGE_TOO_LARGE);
   if (input.byteLength === 0) throw new AppError("unsupported_media", NOT_AN_IMAGE);
   let format: string | undefined;
@@ -47,8 +51,8 @@ export async function processImage(input: Uint8Array): Promise<ProcessedImage> {
     const { data, info } = await sharp(input, { limitInputPixels: 100_000_000 })
       .rotate()
       .resize({
-        width: IMAGE_MAX_SIDE,
-        height: IMAGE_MAX_SIDE,
+        width: maxSide,
+        height: maxSide,
         fit: "inside",
         withoutEnlargement: true,
       })

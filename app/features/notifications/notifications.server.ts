@@ -3,6 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { getDb, rowsOf } from "~/db/client.server";
 import {
   comments,
+  linkUnfurls,
   listenImports,
   notificationActors,
   notificationPreferences,
@@ -10,6 +11,7 @@ import {
   posts,
   profiles,
 } from "~/db/schema";
+import { postArtUrl } from "~/features/artwork/cover";
 import type { DbOrTx } from "~/features/posts/post-cards.server";
 import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
 import { publishLive } from "~/features/realtime/bus.server";
@@ -377,6 +379,9 @@ interface Row {
   post_id: string | null;
   title: string | null;
   artist: string | null;
+  post_kind: string | null;
+  album: string | null;
+  art_sha: string | null;
   actor_count: number;
   actors: NotificationActor[] | string | null;
   comment_content: string | null;
@@ -399,7 +404,22 @@ function toView(row: Row): NotificationView | null {
     })),
     actorCount: Number(row.actor_count),
     post:
-      row.post_id && row.title ? { id: row.post_id, title: row.title, artist: row.artist } : null,
+      row.post_id && row.title
+        ? {
+            id: row.post_id,
+            title: row.title,
+            artist: row.artist,
+            art: postArtUrl(
+              {
+                kind: row.post_kind ?? "track",
+                title: row.title,
+                artist: row.artist,
+                album: row.album,
+              },
+              row.art_sha ? `/art/${row.art_sha}.webp` : null,
+            ),
+          }
+        : null,
     commentExcerpt: content ? (content.length > 140 ? `${content.slice(0, 139)}…` : content) : null,
     importedPlays: row.imported_plays === null ? null : Number(row.imported_plays),
   };
@@ -422,7 +442,9 @@ async function selectNotifications(options: {
   const rows = rowsOf<Row>(
     await getDb().execute(sql`
       select n.id, n.seq, n.kind, n.updated_at, n.read_at, n.post_id, ${p.title} as title,
-        ${p.artist} as artist,
+        ${p.artist} as artist, ${p.kind} as post_kind, ${p.album} as album,
+        (select u.artwork_sha256 from ${linkUnfurls} u
+          where u.url = ${p.linkUrl} and u.status = 'done') as art_sha,
         a.actor_count, a.actors, c.content as comment_content,
         (select ${listenImports.added} from ${listenImports}
           where n.kind = 'listen_import' and ${listenImports.userId} = n.recipient_id

@@ -19,7 +19,8 @@ export interface NotificationView {
   /** The newest people behind it, at most three. */
   actors: NotificationActor[];
   actorCount: number;
-  post: { id: string; title: string; artist: string | null } | null;
+  /** `art`: the post's artwork (its link's, else its generated cover) for a small thumb. */
+  post: { id: string; title: string; artist: string | null; art: string } | null;
   /** The comment it is about (the newest one in a group), shortened. */
   commentExcerpt: string | null;
   /** Plays a finished listening-history import added (listen_import only). */

@@ -1,6 +1,15 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { type Database, getDb } from "~/db/client.server";
-import { comments, follows, homeTimeline, media, postLikes, posts, profiles } from "~/db/schema";
+import {
+  comments,
+  follows,
+  homeTimeline,
+  linkUnfurls,
+  media,
+  postLikes,
+  posts,
+  profiles,
+} from "~/db/schema";
 import { type Audience, isUuid, type PostKind } from "./constants";
 import { canSeePost } from "./visibility.server";
 
@@ -34,10 +43,21 @@ export interface PostCardData {
   editedAt: string | null;
   author: PostAuthor;
   image: { id: string; width: number; height: number } | null;
+  /** What the link's service says about it, once fetched (see features/unfurl). */
+  preview: LinkPreview | null;
   likeCount: number;
   commentCount: number;
   viewerHasLiked: boolean;
   viewerFollowsAuthor: boolean;
+}
+
+export interface LinkPreview {
+  title: string | null;
+  artist: string | null;
+  /** The service's player as its oEmbed answer names it (on an allowed origin). */
+  embedUrl: string | null;
+  /** Stored artwork, `/art/<sha256>.webp`. */
+  art: string | null;
 }
 
 export type PostSource =
@@ -174,6 +194,11 @@ function cardFields(page: Page, viewerId: string | null) {
     imageId: media.id,
     imageWidth: media.width,
     imageHeight: media.height,
+    previewStatus: linkUnfurls.status,
+    previewTitle: linkUnfurls.title,
+    previewArtist: linkUnfurls.artist,
+    previewEmbedUrl: linkUnfurls.embedUrl,
+    previewArt: linkUnfurls.artworkSha256,
     likeCount: sql<number>`(select count(*)::int from ${postLikes} where ${postLikes.postId} = ${page.id})`,
     commentCount: sql<number>`(select count(*)::int from ${comments} where ${comments.postId} = ${page.id})`,
     viewerHasLiked: viewerId
@@ -210,6 +235,15 @@ function toCard(r: CardRow): PostCardData {
       r.imageId && r.imageWidth && r.imageHeight
         ? { id: r.imageId, width: r.imageWidth, height: r.imageHeight }
         : null,
+    preview:
+      r.previewStatus === "done"
+        ? {
+            title: r.previewTitle,
+            artist: r.previewArtist,
+            embedUrl: r.previewEmbedUrl,
+            art: r.previewArt ? `/art/${r.previewArt}.webp` : null,
+          }
+        : null,
     likeCount: Number(r.likeCount),
     commentCount: Number(r.commentCount),
     viewerHasLiked: Boolean(r.viewerHasLiked),
@@ -234,6 +268,7 @@ function queryRows(
     .from(page)
     .innerJoin(profiles, eq(profiles.userId, page.authorId))
     .leftJoin(media, eq(media.id, page.mediaId))
+    .leftJoin(linkUnfurls, eq(linkUnfurls.url, page.linkUrl))
     .orderBy(desc(page.createdAt), desc(page.id));
 }
 

@@ -4,6 +4,7 @@ import { media, posts, profiles } from "~/db/schema";
 import { wakeFanOut } from "~/features/feed/fanout-jobs.server";
 import { fanOutPost, refanOutPost } from "~/features/feed/timeline.server";
 import { type ProcessedImage, storeImage } from "~/features/media/media.server";
+import { kickUnfurlWorker, requestUnfurl } from "~/features/unfurl/unfurl.server";
 import { AppError } from "~/lib/errors";
 import { isUuid } from "./constants";
 import { recordSocialEvent } from "./events.server";
@@ -68,9 +69,12 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
       // A queued fan-out announces the post itself, once every follower's timeline has it.
       announce: fanOut === "inline",
     });
+    await requestUnfurl(tx, input.linkUrl);
     return { id: row.id, fanOut };
   });
   if (created.fanOut === "queued") wakeFanOut();
+  // The post is there now; its link preview fills in later (live), or never, harmlessly.
+  if (options.input.linkUrl) kickUnfurlWorker();
   return { id: created.id };
 }
 
@@ -143,6 +147,7 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
     if (current.mediaId && current.mediaId !== mediaId) {
       await tx.delete(media).where(eq(media.id, current.mediaId));
     }
+    await requestUnfurl(tx, input.linkUrl);
     if (current.audience !== input.audience) {
       await refanOutPost(tx, {
         id: postId,
@@ -155,6 +160,7 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
   // A queued fan-out (new, or one a batch skipped while the post was locked for this edit)
   // goes on now rather than at the worker's next round.
   wakeFanOut();
+  if (options.input.linkUrl) kickUnfurlWorker();
 }
 
 /**

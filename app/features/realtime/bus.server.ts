@@ -17,6 +17,8 @@ export type LiveMessage =
   | { t: "n"; u: string }
   /** A new post; instances tell the people it reaches. */
   | { t: "p"; p: string; a: string }
+  /** A post's link preview (title, artwork) is ready; instances tell those who see the post. */
+  | { t: "u"; p: string; a: string }
   /** This person's sessions were ended (sign out everywhere, ban): close their streams. */
   | { t: "s"; u: string };
 

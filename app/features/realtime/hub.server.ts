@@ -154,6 +154,11 @@ export class LiveHub {
           logger.error({ err: error }, "could not announce a new post"),
         );
         return;
+      case "u":
+        void this.announceUnfurl(message.p).catch((error: unknown) =>
+          logger.error({ err: error }, "could not announce a link preview"),
+        );
+        return;
       case "s":
         void this.closeEndedSessions(message.u).catch((error: unknown) => {
           // Could not check: end them all; a browser whose session lives reconnects at once.
@@ -238,6 +243,30 @@ export class LiveHub {
         type: "post",
         data: { postId, following: row.following, everyone: row.everyone },
       });
+      for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
+    }
+  }
+  /**
+   * A post's link preview is ready: tells its author and each connected person who sees it in
+   * a timeline or the "Everyone" tab, so a card on screen can fill in. One query.
+   */
+  private async announceUnfurl(postId: string): Promise<void> {
+    const userIds = [...this.streams.keys()];
+    if (userIds.length === 0) return;
+    const rows = rowsOf<{ user_id: string; is_own: boolean }>(
+      await getDb().execute(sql`
+        select v.user_id, v.user_id = p.author_id as is_own
+        from ${profiles} v
+        cross join ${posts} p
+        where p.id = ${postId} and ${inArray(sql`v.user_id`, userIds)}
+          and (v.user_id = p.author_id
+            or exists (select 1 from ${homeTimeline} t
+              where t.user_id = v.user_id and t.post_id = p.id)
+            or (p.audience = 'everyone'
+              and not ${blockedBetween(sql`v.user_id`, sql`p.author_id`)}))`),
+    );
+    for (const row of rows) {
+      const frame = formatEvent({ type: "unfurl", data: { postId, isOwn: Boolean(row.is_own) } });
       for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
     }
   }

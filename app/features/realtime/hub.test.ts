@@ -158,6 +158,32 @@ describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
     for (const c of [author, follower, other]) c.stream.end();
   });
 
+  it("tells the author and those who see a post that its link preview is ready, no one else", async () => {
+    const ana = await createTestUser();
+    const fan = await createTestUser();
+    const stranger = await createTestUser();
+    await followUser({ viewerId: fan.id, targetId: ana.id });
+    const postId = await createTestPost(ana.id, { audience: "followers" });
+    const author = openStream(ana.id, 0);
+    const follower = openStream(fan.id, 0);
+    const other = openStream(stranger.id, 0);
+    await until(
+      () => [author, follower, other].every((c) => c.events().some((e) => e.event === "unread")),
+      "all three connected",
+    );
+    await publishLive(getDb(), { t: "u", p: postId, a: ana.id });
+    const previews = (c: ReturnType<typeof openStream>) =>
+      c
+        .events()
+        .filter((e) => e.event === "unfurl")
+        .map((e) => e.data);
+    await until(() => previews(author).length === 1 && previews(follower).length === 1, "both");
+    expect(previews(author)).toEqual([{ postId, isOwn: true }]);
+    expect(previews(follower)).toEqual([{ postId, isOwn: false }]);
+    expect(previews(other)).toEqual([]);
+    for (const c of [author, follower, other]) c.stream.end();
+  });
+
   async function createSession(userId: string, expiresInMs = 3_600_000): Promise<string> {
     const id = `s-${randomUUID()}`;
     await getDb()

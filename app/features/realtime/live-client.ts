@@ -26,6 +26,7 @@ const KNOWN: ReadonlySet<string> = new Set<LiveEventType>([
   "notification",
   "unread",
   "post",
+  "unfurl",
 ]);
 
 /**

@@ -13,6 +13,8 @@ export type LiveEvent =
   | { type: "heartbeat"; data: { at: number } }
   | { type: "notification"; data: NotificationView }
   | { type: "unread"; data: { count: number } }
-  | { type: "post"; data: { postId: string; following: boolean; everyone: boolean } };
+  | { type: "post"; data: { postId: string; following: boolean; everyone: boolean } }
+  /** `isOwn`: the reader wrote the post (their page may not show it yet: load it anyway). */
+  | { type: "unfurl"; data: { postId: string; isOwn: boolean } };
 
 export type LiveEventType = LiveEvent["type"];

@@ -1,3 +1,4 @@
+import { postArtUrl, postOpenGraphArtUrl } from "~/features/artwork/cover";
 import { getProfile } from "~/features/people/people.server";
 import { KIND_LABELS } from "~/features/posts/constants";
 import { getPost } from "~/features/posts/posts.server";
@@ -41,6 +42,8 @@ export async function loadSharePreview(options: {
       kindLabel: KIND_LABELS[post.kind],
       note: post.note.slice(0, 280),
       imageUrl: post.image ? `${baseUrl()}/media/${post.image.id}` : null,
+      art: postArtUrl(post, post.preview?.art),
+      artUrl: postOpenGraphArtUrl(post, post.preview?.art, baseUrl()),
       author: {
         displayName: post.author.displayName,
         username: post.author.username,

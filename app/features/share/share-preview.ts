@@ -10,6 +10,9 @@ export type SharePreview =
       kindLabel: string;
       note: string;
       imageUrl: string | null;
+      /** The music's artwork: `art` to show here, `artUrl` (absolute) for Open Graph. */
+      art: string;
+      artUrl: string;
       author: { displayName: string; username: string; avatarUrl: string | null };
     }
   | {
@@ -51,7 +54,8 @@ function sharePreviewDescription(preview: SharePreview): string {
 export function sharePreviewMeta(preview: SharePreview): MetaDescriptor[] {
   const title = sharePreviewTitle(preview);
   const description = sharePreviewDescription(preview);
-  const image = preview.kind === "post" ? preview.imageUrl : preview.avatarUrl;
+  const image = preview.kind === "post" ? (preview.imageUrl ?? preview.artUrl) : preview.avatarUrl;
+  const isLarge = preview.kind === "post" ? preview.imageUrl !== null : false;
   const type = preview.kind === "profile" ? "profile" : "music.song";
   return [
     { tagName: "link", rel: "canonical", href: preview.url },
@@ -61,7 +65,7 @@ export function sharePreviewMeta(preview: SharePreview): MetaDescriptor[] {
     { property: "og:description", content: description },
     { property: "og:url", content: preview.url },
     ...(image ? [{ property: "og:image", content: image }] : []),
-    { name: "twitter:card", content: image ? "summary_large_image" : "summary" },
+    { name: "twitter:card", content: isLarge ? "summary_large_image" : "summary" },
     { name: "twitter:title", content: title },
     { name: "twitter:description", content: description },
     ...(image ? [{ name: "twitter:image", content: image }] : []),

@@ -10,6 +10,7 @@ import {
 import { LiveStatus } from "~/features/realtime/components/live-status";
 import { LiveProvider } from "~/features/realtime/live-provider";
 import { HeaderSearch } from "~/features/search/components/header-search";
+import { LivePreviews } from "~/features/unfurl/components/live-previews";
 import { redirectRulesMiddleware } from "~/lib/guards.server";
 import { useColorModePreference } from "~/lib/use-color-mode";
 import { cn } from "~/lib/utils";
@@ -64,6 +65,7 @@ function AppShell({ children }: { children: ReactNode }) {
   );
   return (
     <LiveProvider viewer={viewer}>
+      {viewer ? <LivePreviews /> : null}
       <div className="flex min-h-dvh flex-col">
         <LiveAppHeader viewer={viewer} colorMode={colorMode} />
         {viewer?.isGuest ? (

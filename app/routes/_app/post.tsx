@@ -2,6 +2,7 @@ import { data, Link, type ShouldRevalidateFunctionArgs } from "react-router";
 import { z } from "zod";
 import { Avatar } from "~/components/ui/avatar";
 import { Icon } from "~/components/ui/icon";
+import { postOpenGraphArtUrl } from "~/features/artwork/cover";
 import {
   addComment,
   deleteComment,
@@ -55,13 +56,15 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     showReport: url.searchParams.get("report") === "1" && viewerId !== null,
     canonicalUrl: `${base}/post/${post.id}`,
     imageUrl: post.image ? `${base}/media/${post.image.id}` : null,
+    // The music's artwork for previews: the link's own, else the generated cover (as PNG).
+    artUrl: postOpenGraphArtUrl(post, post.preview?.art, base),
     loginHref: loginUrlFor(`/post/${post.id}`),
   };
 }
 
 export const meta: Route.MetaFunction = ({ data: loaderData }) => {
   if (!loaderData) return [{ title: "Post not found · Soundtrail" }];
-  const { post, canonicalUrl, imageUrl } = loaderData;
+  const { post, canonicalUrl, imageUrl, artUrl } = loaderData;
   const byline = post.artist && post.kind !== "artist" ? ` by ${post.artist}` : "";
   const title = `${post.title}${byline} · shared by ${post.author.displayName}`;
   const description =
@@ -79,11 +82,15 @@ export const meta: Route.MetaFunction = ({ data: loaderData }) => {
     { property: "og:title", content: title },
     { property: "og:description", content: description },
     { property: "og:url", content: canonicalUrl },
-    ...(imageUrl ? [{ property: "og:image", content: imageUrl }] : []),
+    { property: "og:image", content: imageUrl ?? artUrl },
+    {
+      property: "og:image:alt",
+      content: imageUrl ? `Shared with “${post.title}”` : `Artwork of “${post.title}”`,
+    },
     { name: "twitter:card", content: imageUrl ? "summary_large_image" : "summary" },
     { name: "twitter:title", content: title },
     { name: "twitter:description", content: description },
-    ...(imageUrl ? [{ name: "twitter:image", content: imageUrl }] : []),
+    { name: "twitter:image", content: imageUrl ?? artUrl },
   ];
 };
 

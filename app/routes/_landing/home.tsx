@@ -2,6 +2,7 @@ import { ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon, type IconName } from "~/components/ui/icon";
+import { postArtUrl } from "~/features/artwork/cover";
 import { listFeed } from "~/features/feed/feed.server";
 import { hasAnyPosts } from "~/features/people/discovery.server";
 import { PostCard } from "~/features/posts/components/post-card";
@@ -64,23 +65,41 @@ export default function Home({ loaderData }: Route.ComponentProps) {
   const { posts, isNewInstance } = loaderData;
   return (
     <main id="main">
-      <section className="mx-auto max-w-6xl px-4 py-16 sm:py-24">
-        <p className="text-sm font-semibold uppercase tracking-wider text-primary">Soundtrail</p>
-        <h1 className="mt-3 max-w-3xl text-4xl font-black tracking-tight sm:text-6xl">
-          Share your music journey with friends.
-        </h1>
-        <p className="mt-6 max-w-2xl text-lg text-muted-foreground">
-          The songs that got you through the week, the album you can't stop replaying, the artist
-          you just discovered — keep them in one place and see what your friends are playing.
-        </p>
-        <div className="mt-8 flex flex-wrap gap-3">
-          <ButtonLink to="/auth/signup" size="lg">
-            Create your account
-          </ButtonLink>
-          <ButtonLink to="/feed" variant="secondary" size="lg">
-            Browse the public feed
-          </ButtonLink>
+      <section className="mx-auto grid max-w-6xl items-center gap-10 px-4 py-16 sm:py-24 lg:grid-cols-[1fr_auto]">
+        <div>
+          <p className="text-sm font-semibold uppercase tracking-wider text-primary">Soundtrail</p>
+          <h1 className="mt-3 max-w-3xl text-4xl font-black tracking-tight sm:text-6xl">
+            Share your music journey with friends.
+          </h1>
+          <p className="mt-6 max-w-2xl text-lg text-muted-foreground">
+            The songs that got you through the week, the album you can't stop replaying, the artist
+            you just discovered — keep them in one place and see what your friends are playing.
+          </p>
+          <div className="mt-8 flex flex-wrap gap-3">
+            <ButtonLink to="/auth/signup" size="lg">
+              Create your account
+            </ButtonLink>
+            <ButtonLink to="/feed" variant="secondary" size="lg">
+              Browse the public feed
+            </ButtonLink>
+          </div>
         </div>
+        {posts.length > 0 ? (
+          // The music people share here, as a wall of artwork (decorative: the posts are below).
+          <div aria-hidden="true" className="grid grid-cols-3 gap-2 sm:gap-3">
+            {posts.slice(0, 6).map((post) => (
+              <img
+                key={post.id}
+                src={postArtUrl(post, post.preview?.art)}
+                alt=""
+                width={128}
+                height={128}
+                decoding="async"
+                className="size-24 rounded-lg object-cover shadow-md sm:size-32"
+              />
+            ))}
+          </div>
+        ) : null}
       </section>
 
       <section aria-labelledby="features-title" className="border-y border-border bg-card">

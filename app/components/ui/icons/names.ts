@@ -52,6 +52,7 @@ export const ICON_NAMES = [
   "palette",
   "pencil",
   "phone",
+  "play",
   "radio",
   "reply",
   "rotate-ccw-clock",

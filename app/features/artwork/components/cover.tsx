@@ -2,23 +2,26 @@ import { cn } from "~/lib/utils";
 import { coverUrl } from "../cover";
 
 /**
- * Generated artwork for an artist (and a title), decorative: the names are always written next
- * to it. The same picture wherever the same music shows.
+ * Artwork for an artist (and a title), decorative: the names are always written next to it.
+ * The music's own artwork when we have it (`src`, stored locally), else the generated cover:
+ * the same picture wherever the same music shows.
  */
 export function Cover({
   artist,
   title,
+  src,
   size = 48,
   className,
 }: {
   artist: string;
   title?: string | null;
+  src?: string | null;
   size?: number;
   className?: string;
 }) {
   return (
     <img
-      src={coverUrl(artist, title)}
+      src={src || coverUrl(artist, title)}
       alt=""
       width={size}
       height={size}

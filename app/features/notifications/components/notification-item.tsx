@@ -83,6 +83,17 @@ export function NotificationItem({
           ) : null}
         </div>
       </div>
+      {notification.post ? (
+        <img
+          src={notification.post.art}
+          alt=""
+          width={40}
+          height={40}
+          loading="lazy"
+          decoding="async"
+          className="size-10 shrink-0 rounded-md object-cover"
+        />
+      ) : null}
       {isRead ? null : (
         <span aria-hidden="true" className="mt-1.5 size-2.5 shrink-0 rounded-full bg-primary" />
       )}

@@ -1,17 +1,30 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Icon } from "~/components/ui/icon";
 import { recognizeLink } from "../links";
+import type { LinkPreview } from "../post-cards.server";
+
+/** How long a player may take to load before we say so (and offer the service's page). */
+const PLAYER_LOAD_MS = 15_000;
 
 /**
- * The post's streaming link: that service's player in a sandboxed frame when it has one for
- * this URL, a clean card when it does not, a plain link for services we do not know.
+ * The post's streaming link: a Play button that loads the service's player only when pressed
+ * (no third-party frame until then), a clean card when the service has no player for this URL,
+ * a plain link for services we do not know. "Open in …" always works, player or not.
  */
-export function MusicLink({ url, title }: { url: string; title: string }) {
+export function MusicLink({
+  url,
+  title,
+  preview = null,
+}: {
+  url: string;
+  title: string;
+  preview?: LinkPreview | null;
+}) {
   const link = recognizeLink(url);
-  // The player frame is added once the page runs: the server sends its same-size box only
-  // (an embed is ~500 bytes on every post card, and the frame loads lazily anyway).
-  const [hasPlayer, setHasPlayer] = useState(false);
-  useEffect(() => setHasPlayer(true), []);
+  // The Play button exists once the page runs: before that it could do nothing.
+  const [isHydrated, setIsHydrated] = useState(false);
+  useEffect(() => setIsHydrated(true), []);
+  const [isPlaying, setIsPlaying] = useState(false);
   if (!link) {
     return (
       <a
@@ -25,46 +38,99 @@ export function MusicLink({ url, title }: { url: string; title: string }) {
       </a>
     );
   }
-  if (link.embedUrl) {
-    const isVideo = link.embedHeight === null;
+  const about = [preview?.title, preview?.artist].filter(Boolean).join(" · ");
+  const embedUrl = preview?.embedUrl ?? link.embedUrl;
+  // A player known only from the service's answer: audio-sized, except YouTube's videos.
+  const height = link.embedUrl ? link.embedHeight : link.service.startsWith("youtube") ? null : 166;
+  const open = (
+    <a href={link.url} rel="noopener noreferrer nofollow" target="_blank" className="music-open">
+      {`Open in ${link.serviceName}`}
+      <Icon name="external-link" className="size-3" />
+    </a>
+  );
+  if (embedUrl && isPlaying) {
     return (
-      <div className="music-embed">
-        {hasPlayer ? (
-          <iframe
-            src={link.embedUrl}
-            title={`${link.serviceName} player: ${title}`}
-            sandbox="allow-scripts allow-same-origin allow-popups allow-presentation"
-            allow="autoplay; clipboard-write; encrypted-media; fullscreen; picture-in-picture"
-            loading="lazy"
-            referrerPolicy="strict-origin-when-cross-origin"
-            className="block w-full border-0"
-            style={isVideo ? { aspectRatio: "16 / 9" } : { height: link.embedHeight ?? 152 }}
-          />
-        ) : (
-          <div style={isVideo ? { aspectRatio: "16 / 9" } : { height: link.embedHeight ?? 152 }} />
-        )}
-        <a
-          href={link.url}
-          rel="noopener noreferrer nofollow"
-          target="_blank"
-          className="music-embed-open"
-        >
-          {`Open in ${link.serviceName}`}
-          <Icon name="external-link" className="size-3" />
-        </a>
-      </div>
+      <Player
+        src={embedUrl}
+        title={`${link.serviceName} player: ${title}`}
+        height={height}
+        serviceName={link.serviceName}
+        open={open}
+      />
     );
   }
   return (
-    <a href={link.url} rel="noopener noreferrer nofollow" target="_blank" className="music-card">
-      <span className="min-w-0">
+    <div className="music-row">
+      {embedUrl && isHydrated ? (
+        <button type="button" className="music-play" onClick={() => setIsPlaying(true)}>
+          <Icon name="play" className="size-4" />
+          Play<span className="sr-only">{` “${title}” on ${link.serviceName}`}</span>
+        </button>
+      ) : null}
+      <span className="music-about">
         <span className="music-card-service">{link.serviceName}</span>
-        <span className="block truncate font-medium">{`Listen to “${title}”`}</span>
+        {about ? <span className="music-title">{about}</span> : null}
       </span>
-      <span className="music-card-open">
-        Open
-        <Icon name="external-link" className="size-4" />
-      </span>
-    </a>
+      {open}
+    </div>
+  );
+}
+
+/** The service's player, focused when it appears; says so when it does not load in time. */
+function Player({
+  src,
+  title,
+  height,
+  serviceName,
+  open,
+}: {
+  src: string;
+  title: string;
+  height: number | null;
+  serviceName: string;
+  open: React.ReactNode;
+}) {
+  const [state, setState] = useState<"loading" | "loaded" | "failed">("loading");
+  const frame = useRef<HTMLIFrameElement>(null);
+  useEffect(() => {
+    frame.current?.focus();
+    const timer = setTimeout(
+      () => setState((current) => (current === "loading" ? "failed" : current)),
+      PLAYER_LOAD_MS,
+    );
+    return () => clearTimeout(timer);
+  }, []);
+  const isVideo = height === null;
+  return (
+    <div className="music-embed">
+      {state === "failed" ? (
+        <p role="alert" className="px-3 py-3 text-sm">
+          {`The ${serviceName} player did not load. Try the link below, or reload the page.`}
+        </p>
+      ) : (
+        <iframe
+          ref={frame}
+          src={src}
+          title={title}
+          sandbox="allow-scripts allow-same-origin allow-popups allow-presentation"
+          allow="autoplay; clipboard-write; encrypted-media; fullscreen; picture-in-picture"
+          referrerPolicy="strict-origin-when-cross-origin"
+          className="block w-full border-0"
+          style={isVideo ? { aspectRatio: "16 / 9" } : { height }}
+          onLoad={() => setState("loaded")}
+          onError={() => setState("failed")}
+        />
+      )}
+      <div className="music-embed-foot">
+        {state === "loading" ? (
+          <span className="text-xs text-muted-foreground" aria-live="polite">
+            Loading the player…
+          </span>
+        ) : (
+          <span />
+        )}
+        {open}
+      </div>
+    </div>
   );
 }

@@ -23,20 +23,34 @@ const post: PostCardData = {
   editedAt: null,
   author: { id: "a", username: "alice", displayName: "Alice Liddell", avatarUrl: null },
   image: null,
+  preview: null,
   likeCount: 3,
   commentCount: 1,
   viewerHasLiked: true,
   viewerFollowsAuthor: true,
 };
 
+/** The same post once its link preview arrived (title, artist, artwork, the service's player). */
+const unfurled: PostCardData = {
+  ...post,
+  preview: {
+    title: "Roads (Live at Roseland NYC)",
+    artist: "Portishead",
+    embedUrl: "https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ",
+    art: `/art/${"a".repeat(64)}.webp`,
+  },
+};
+let shown = post;
+
 function FeedWithOnePost() {
-  return <PostCard post={post} viewerId="b" />;
+  return <PostCard post={shown} viewerId="b" />;
 }
 
 const Stub = createRoutesStub([{ path: "/feed", Component: FeedWithOnePost }]);
 
 /** The card as a signed-in reader (not its author) gets it from the server. */
-function render(): string {
+function render(card: PostCardData = post): string {
+  shown = card;
   return renderToString(<Stub initialEntries={["/feed"]} />);
 }
 
@@ -60,6 +74,19 @@ describe("post card markup", () => {
     const article = render().match(/<article\b[\s\S]*<\/article>/)?.[0] ?? "";
     expect(article.length).toBeGreaterThan(0);
     expect(Buffer.byteLength(article)).toBeLessThan(3 * 1024);
+  });
+
+  it("shows the link's artwork and what the service says, with no player frame, still lean", () => {
+    const article = render(unfurled).match(/<article\b[\s\S]*<\/article>/)?.[0] ?? "";
+    expect(article).toContain(`src="/art/${"a".repeat(64)}.webp"`);
+    expect(article).toContain("Roads (Live at Roseland NYC) · Portishead");
+    expect(article).not.toContain("<iframe");
+    expect(article).not.toContain("youtube-nocookie");
+    // What the preview adds is its text and the art's longer file name, no markup to speak of.
+    const plain = render().match(/<article\b[\s\S]*<\/article>/)?.[0] ?? "";
+    const added = Buffer.byteLength(article) - Buffer.byteLength(plain);
+    const text = Buffer.byteLength("Roads (Live at Roseland NYC) · Portishead");
+    expect(added).toBeLessThan(text + 48 + 40);
   });
 });
 

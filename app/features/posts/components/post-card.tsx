@@ -3,23 +3,16 @@ import { Avatar } from "~/components/ui/avatar";
 import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { Cover } from "~/features/artwork/components/cover";
+import { postCoverOf } from "~/features/artwork/cover";
 import { FollowButton } from "~/features/follows/components/follow-button";
 import { LikeButton } from "~/features/likes/components/like-button";
-import { AUDIENCE_LABELS, type Audience, KIND_LABELS, moodOf, type PostKind } from "../constants";
+import { AUDIENCE_LABELS, type Audience, KIND_LABELS, moodOf } from "../constants";
 import type { PostCardData } from "../post-cards.server";
 import { MusicLink } from "./music-link";
 import { NoteText } from "./note-text";
 import { PostMenu } from "./post-menu";
 
 export type { PostCardData };
-
-/** Whose cover a post shows: an album's for its tracks, so one record looks the same everywhere. */
-function coverOf(post: PostCardData): { artist: string; title: string | null } {
-  const artist = post.artist || post.title;
-  if (post.kind === "artist") return { artist: post.title, title: null };
-  if (post.kind === "track") return { artist, title: post.album || post.title };
-  return { artist, title: post.title };
-}
 
 const audienceIcons: Record<Audience, IconName> = {
   everyone: "earth",
@@ -111,7 +104,7 @@ export function PostCard({
       </header>
 
       <div className="post-music">
-        <Cover {...coverOf(post)} className="post-cover" />
+        <Cover {...postCoverOf(post)} src={post.preview?.art} className="post-cover" />
         <div className="min-w-0">
           <Heading className="post-title">
             {linkToPost ? (
@@ -136,7 +129,7 @@ export function PostCard({
 
       {post.linkUrl ? (
         <div className="mt-3">
-          <MusicLink url={post.linkUrl} title={post.title} />
+          <MusicLink url={post.linkUrl} title={post.title} preview={post.preview} />
         </div>
       ) : null}
 

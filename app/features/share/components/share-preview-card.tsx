@@ -42,9 +42,9 @@ export function SharePreviewCard({ preview }: { preview: SharePreview }) {
             <p className="mt-2 line-clamp-3 break-words text-sm">{preview.bio}</p>
           ) : null}
         </div>
-        {preview.kind === "post" && preview.imageUrl ? (
+        {preview.kind === "post" ? (
           <img
-            src={preview.imageUrl}
+            src={preview.imageUrl ?? preview.art}
             alt=""
             width={64}
             height={64}
