@@ -1,5 +1,6 @@
 import { Link } from "react-router";
-import { Icon, type IconName } from "~/components/ui/icon";
+import type { IconName } from "~/components/ui/icon";
+import { Cover } from "~/features/artwork/components/cover";
 import { type MusicSection, searchHref } from "../query";
 import type { MusicResult } from "../search.server";
 import { Highlighted } from "./highlighted";
@@ -43,9 +44,16 @@ export function MusicResultRow({
       prefetch="intent"
       className="flex items-center gap-3 rounded-lg px-2 py-2.5 hover:bg-muted focus-visible:outline-2 focus-visible:outline-ring"
     >
-      <span className="rounded-md bg-accent p-2 text-accent-foreground">
-        <Icon name={MUSIC_SECTION_ICONS[item.section]} className="size-4" />
-      </span>
+      {item.section === "artists" ? (
+        <Cover artist={item.name} size={40} className="size-10 rounded-full" />
+      ) : (
+        <Cover
+          artist={item.artist || item.name}
+          title={item.name}
+          size={40}
+          className="size-10 rounded-md"
+        />
+      )}
       <span className="min-w-0 flex-1">
         <span className="block truncate font-medium">
           <Highlighted text={item.name} terms={terms} />

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { Icon } from "~/components/ui/icon";
+import { Cover } from "~/features/artwork/components/cover";
 import { cn } from "~/lib/utils";
 import { searchHref } from "../query";
 import type { TrendingArtist } from "../search.server";
@@ -20,7 +20,7 @@ export function TrendingArtistList({
             to={searchHref({ type: "music", artist: a.name })}
             className="inline-flex items-center gap-1.5 rounded-full border border-border bg-card px-3 py-1.5 text-sm hover:bg-muted focus-visible:outline-2 focus-visible:outline-ring"
           >
-            <Icon name="flame" className="size-3.5 text-primary" />
+            <Cover artist={a.name} size={20} className="size-5 rounded-full" />
             <span className="font-medium">{a.name}</span>
             <span className="text-muted-foreground">
               {a.postCount} <span className="sr-only">posts</span>
