@@ -2,6 +2,7 @@ import { lazy, type ReactNode, Suspense, useEffect, useId, useState } from "reac
 import { Form, Link } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { Cover } from "~/features/artwork/components/cover";
 import { cn } from "~/lib/utils";
 import type { JourneyView as JourneyViewData } from "../journey-page.server";
 import { JOURNEY_PERIODS, PERIOD_LABELS, periodSearch } from "../period";
@@ -137,10 +138,20 @@ function TopList({
       ) : (
         <ol aria-label={title} className="flex flex-col gap-1 text-sm">
           {items.map((item, i) => (
-            <li key={item.key} className="flex items-baseline gap-2">
+            <li key={item.key} className="flex items-center gap-2">
               <span className="w-5 shrink-0 text-right text-muted-foreground tabular-nums">
                 {i + 1}.
               </span>
+              {"artistName" in item ? (
+                <Cover
+                  artist={item.artistName}
+                  title={item.name}
+                  size={32}
+                  className="size-8 shrink-0 rounded"
+                />
+              ) : (
+                <Cover artist={item.name} size={32} className="size-8 shrink-0 rounded-full" />
+              )}
               <span className="min-w-0 flex-1 break-words">
                 <span className="font-medium">{item.name}</span>
                 {"artistName" in item ? (
