@@ -16,6 +16,7 @@ import {
   WEEKDAY_NAMES,
 } from "./format";
 import { JourneyEmpty, JourneyHiddenNotice, TasteMatchPanel } from "./journey-parts";
+import { RecapCardPanel, type RecapResult } from "./recap-card";
 
 const OverTimeChart = lazy(() => import("./over-time-chart"));
 const ClockChart = lazy(() => import("./clock-chart"));
@@ -204,11 +205,13 @@ export function JourneyView({
   basePath,
   isSignedIn,
   chapterResult,
+  recapResult,
 }: {
   view: JourneyViewData;
   basePath: string;
   isSignedIn: boolean;
   chapterResult?: ChapterResult;
+  recapResult?: RecapResult;
 }) {
   const name = view.owner.displayName;
   if (view.state === "hidden") {
@@ -394,6 +397,18 @@ export function JourneyView({
           </section>
         </>
       )}
+      {stats.totals.plays > 0 || view.chapters.length > 0 ? (
+        <RecapCardPanel
+          basePath={basePath}
+          ownerName={name}
+          isOwner={view.isOwner}
+          enabled={view.recaps.enabled}
+          audience={view.recaps.audience}
+          period={period}
+          chapters={view.chapters}
+          result={recapResult}
+        />
+      ) : null}
       {view.chapters.length > 0 ? (
         <Chapters chapters={view.chapters} isOwner={view.isOwner} result={chapterResult} />
       ) : null}
@@ -431,12 +446,14 @@ export function JourneyPage({
   profilePath,
   isSignedIn,
   chapterResult,
+  recapResult,
 }: {
   view: JourneyViewData;
   basePath: string;
   profilePath: string;
   isSignedIn: boolean;
   chapterResult?: ChapterResult;
+  recapResult?: RecapResult;
 }) {
   const isOwner = view.state !== "hidden" && view.isOwner;
   return (
@@ -458,6 +475,7 @@ export function JourneyPage({
           basePath={basePath}
           isSignedIn={isSignedIn}
           chapterResult={chapterResult}
+          recapResult={recapResult}
         />
       </Card>
       {isOwner ? (
