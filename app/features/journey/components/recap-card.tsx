@@ -136,7 +136,7 @@ export function RecapCardPanel({
       </div>
       <div className="flex flex-wrap items-end gap-3">
         {chapters.length > 0 ? (
-          <div className="flex flex-col gap-1">
+          <div className="flex w-full max-w-md min-w-0 flex-col gap-1">
             <label htmlFor={`${id}-choice`} className="text-sm font-medium">
               Card for
             </label>
@@ -144,7 +144,7 @@ export function RecapCardPanel({
               id={`${id}-choice`}
               value={choice}
               onChange={(event) => setChoice(event.target.value)}
-              className="h-10 max-w-full rounded-lg border border-border bg-background px-3 text-foreground"
+              className="h-10 w-full min-w-0 rounded-lg border border-border bg-background px-3 text-foreground"
             >
               <option value="period">This period: {period.label}</option>
               {chapters.map((chapter, i) => (
