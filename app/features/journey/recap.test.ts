@@ -1,14 +1,13 @@
 import { eq } from "drizzle-orm";
-import { RouterContextProvider } from "react-router";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { follows, journeyChapters, listens, media, posts } from "~/db/schema";
 import { getMediaForViewer } from "~/features/media/media.server";
 import { getPost } from "~/features/posts/posts.server";
-import { type Viewer, viewerContext } from "~/lib/context.server";
 import { action as journeyAction } from "~/routes/_app/user-journey";
 import { loader as recapLoader } from "~/routes/journey-recap";
+import { contextFor as sharedContextFor, viewerOf } from "../../../tests/support/admin-fixtures";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { saveJourneySettings } from "./access.server";
@@ -71,21 +70,7 @@ async function settings(
 }
 
 function contextFor(viewer: TestUser | null) {
-  const context = new RouterContextProvider();
-  context.set(
-    viewerContext,
-    viewer
-      ? ({
-          id: viewer.id,
-          username: viewer.username,
-          displayName: viewer.displayName,
-          avatarUrl: null,
-          isAdmin: false,
-          isGuest: false,
-        } as unknown as Viewer)
-      : null,
-  );
-  return context;
+  return sharedContextFor(viewer ? viewerOf(viewer, false) : null);
 }
 
 async function getCard(viewer: TestUser | null, query: string, headers?: HeadersInit) {
