@@ -9,6 +9,7 @@ import { AppError } from "~/lib/errors";
 import { getJourneyAccess, getJourneySettings } from "./access.server";
 import { listChapters } from "./chapters.server";
 import { formatDay } from "./components/format";
+import type { JourneyOwner } from "./journey-page.server";
 import { dayString, resolvePeriod } from "./period";
 import {
   RECAP_HEIGHT,
@@ -34,11 +35,8 @@ export const RECAPS_OFF_MESSAGE =
 export const RECAP_NOT_FOUND = "There is no recap card here, or you cannot see it.";
 export const RECAP_NO_PLAYS = "No plays in this period, so there is nothing to recap yet.";
 
-export interface RecapOwner {
-  id: string;
-  username: string;
-  displayName: string;
-}
+/** Whose card it is (the journey's owner fields). */
+export type RecapOwner = JourneyOwner;
 
 export type RecapResult =
   | { ok: true; card: RecapCardData; etag: string; fileName: string }
