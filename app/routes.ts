@@ -62,6 +62,7 @@ export default [
   route("api/assistant", "routes/api/assistant.ts"),
   route("media/:id", "routes/media.ts"),
   route("art/:file", "routes/art.ts"),
+  route("u/:username/journey/recap.png", "routes/journey-recap.ts"),
   route("api/auth/callback/:provider", "routes/api/auth-callback.ts"),
   route("api/send-email-batch", "routes/api/send-email-batch.ts"),
   route("api/feed", "routes/api/feed.ts"),

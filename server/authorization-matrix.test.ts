@@ -234,6 +234,12 @@ const POLICIES: Record<string, Policy> = {
         body: () => ({ intent: "chapter", chapterId: NONE, title: "Mine now" }),
         expect: APP_ACTION("404"),
       },
+      {
+        // Someone else's card is refused; the owner's own has no plays to draw here.
+        name: "post a recap card",
+        body: () => ({ intent: "recap-post", audience: "everyone", period: "week" }),
+        expect: APP_ACTION("404"),
+      },
       { name: "an empty form", body: () => ({}), expect: APP_ACTION("400") },
     ],
     note: "the page answers 200 to anyone signed in; who sees the journey itself (audience, blocks, hidden artists) is in app/features/journey/stats.test.ts",
@@ -510,6 +516,14 @@ const POLICIES: Record<string, Policy> = {
     url: () => "/art/0123456789abcdef.svg",
     get: all("ok"),
     note: "generated artwork: a picture from a seed, the same for everyone (cover.test.ts)",
+  },
+  "routes/journey-recap.ts": {
+    kind: "resource",
+    url: (ids) => `/u/${ids.owner.username}/journey/recap.png?period=week`,
+    // The owner has no plays here (a 404 with "No plays in this period"); the others are refused
+    // by the default followers audience. Cards, audiences and recaps off: recap.test.ts.
+    get: all("404"),
+    note: "recap cards follow the journey audience and the recaps switch (recap.test.ts)",
   },
   "routes/api/auth-callback.ts": {
     kind: "resource",

@@ -120,6 +120,58 @@ test.describe("the owner", () => {
   });
 });
 
+test.describe("a recap card", () => {
+  test.use({ storageState: OWNER_STATE });
+
+  test("is made on the journey, downloaded, and posted to the feed with its picture", async ({
+    page,
+    setColorMode,
+  }) => {
+    test.setTimeout(60_000);
+    await gotoHydrated(page, JOURNEY_PATH);
+    const recap = page.getByRole("region", { name: "Recap card" });
+    await recap.getByRole("button", { name: "Make recap card" }).click();
+    const card = recap.getByRole("img", { name: /^Recap card: Last 30 days/ });
+    await expect(card).toBeVisible({ timeout: 20_000 });
+    expect(
+      await card.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]),
+    ).toEqual([1080, 1350]);
+
+    // Download saves the PNG under a name that says whose and which period.
+    const downloading = page.waitForEvent("download");
+    await recap.getByRole("link", { name: "Download PNG" }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe(
+      `soundtrail-recap-${JOURNEY_OWNER.username}-month.png`,
+    );
+
+    // The page with the card and the post form passes axe in both themes.
+    for (const mode of ["dark", "light"] as const) {
+      await setColorMode(mode);
+      await gotoHydrated(page, JOURNEY_PATH);
+      await recap.getByRole("button", { name: "Make recap card" }).click();
+      await expect(card).toBeVisible({ timeout: 20_000 });
+      await expectNoAxeViolations(page);
+    }
+
+    // Posting: the journey's audience (followers) is the default; a note goes with it.
+    const form = page.getByRole("form", { name: "Post the recap card to the feed" });
+    await expect(form.getByLabel("Who can see the post")).toHaveValue("followers");
+    await form.getByLabel("Note (optional)").fill("My month in dream pop");
+    await form.getByRole("button", { name: "Post to feed" }).click();
+    await expect(page).toHaveURL(/\/feed$/, { timeout: 20_000 });
+    const post = page.getByRole("article").filter({ hasText: "My recap: Last 30 days" }).first();
+    await expect(post).toContainText("My month in dream pop");
+    const picture = post.getByRole("img", {
+      name: `Shared with “My recap: Last 30 days” by ${JOURNEY_OWNER.displayName}`,
+    });
+    await expect(picture).toBeVisible();
+    await expect
+      .poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth))
+      .toBe(1080);
+  });
+});
+
 test.describe("a follower", () => {
   test.use({ storageState: FOLLOWER_STATE });
 

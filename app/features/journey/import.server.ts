@@ -6,6 +6,7 @@ import {
   listenImportRows,
   listenImports,
   listens,
+  listenVersions,
 } from "~/db/schema";
 import { notifyListenImportDone } from "~/features/notifications/notifications.server";
 import { AppError } from "~/lib/errors";
@@ -17,9 +18,9 @@ import { type HistoryFile, readHistoryFiles } from "./importers/read-files.serve
 import { type ImportedPlay, SKIP_REASONS, type SkipReason } from "./importers/types";
 
 /** Plays written to staging per statement while reading the files. */
-const STAGE_BATCH = 2000;
+const STAGE_BATCH = 5000;
 /** Plays copied into the history per transaction (one progress step). */
-const COPY_BATCH = 5000;
+const COPY_BATCH = 20000;
 /** An import not moved on for this long lost its process (a restart): another one takes it. */
 const STALLED_MS = 60 * 1000;
 /** A read of files that has not moved for this long was cut off with its request. */
@@ -29,6 +30,7 @@ const PROBLEMS_SHOWN = 10;
 const TOP_ARTISTS = 5;
 
 export const IMPORT_NOT_FOUND = "This import does not exist or is not yours.";
+const NEWER_UPLOAD = "Newer files were uploaded meanwhile; their preview is the one shown.";
 
 export type { ListenImportView };
 
@@ -57,6 +59,38 @@ function toView(row: {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Bulk writes without per-row triggers.
+
+let canSkipRowTriggers: Promise<boolean> | null = null;
+
+/**
+ * Whether this connection may switch row triggers off for a statement
+ * (`session_replication_role`, superuser only): PGlite always, a PostgreSQL server when the app
+ * connects as a superuser. Asked once per process.
+ */
+function mayDeferTriggers(): Promise<boolean> {
+  canSkipRowTriggers ??= getDb()
+    .execute(sql`select current_setting('is_superuser') = 'on' as ok`)
+    .then((result) => Boolean(rowsOf<{ ok: boolean }>(result)[0]?.ok))
+    .catch(() => false);
+  return canSkipRowTriggers;
+}
+
+type Tx = Parameters<Parameters<ReturnType<typeof getDb>["transaction"]>[0]>[0];
+
+/**
+ * Row triggers off for the rest of `tx` when `allowed` (mayDeferTriggers, asked before the
+ * transaction: PGlite has one connection, which the transaction holds); says whether.
+ * A bulk write pays per row for them (a foreign key checks each row; the stats-cache trigger
+ * collects every row to raise one counter), so the caller does their work once instead.
+ */
+async function deferRowTriggers(tx: Tx, allowed: boolean): Promise<boolean> {
+  if (!allowed) return false;
+  await tx.execute(sql`set local session_replication_role = replica`);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reading the files into staging: the preview.
 
 /** Writes staged plays in one statement: the rows travel as one JSON parameter. */
@@ -74,12 +108,23 @@ async function stagePlays(importId: string, firstSeq: number, plays: ImportedPla
     rk: p.releaseKey,
     o: p.source,
   }));
-  await getDb().execute(sql`
-    insert into ${listenImportRows} (import_id, seq, listened_at, duration_ms, artist_name,
-      track_name, release_name, artist_key, track_key, release_key, source)
-    select ${importId}::uuid, x.s, to_timestamp(x.t), x.d, x.a, x.n, x.r, x.ak, x.tk, x.rk, x.o
-    from json_to_recordset(${JSON.stringify(rows)}::json)
-      as x(s int, t bigint, d int, a text, n text, r text, ak text, tk text, rk text, o text)`);
+  const allowed = await mayDeferTriggers();
+  await getDb().transaction(async (tx) => {
+    if (await deferRowTriggers(tx, allowed)) {
+      // The foreign key's check of every row, once: the import is locked as the check would
+      // lock it, so it cannot go away under the batch.
+      const [found] = rowsOf<{ id: string }>(
+        await tx.execute(sql`select id from ${listenImports} where id = ${importId} for key share`),
+      );
+      if (!found) throw new AppError("conflict", NEWER_UPLOAD);
+    }
+    await tx.execute(sql`
+      insert into ${listenImportRows} (import_id, seq, listened_at, duration_ms, artist_name,
+        track_name, release_name, artist_key, track_key, release_key, source)
+      select ${importId}::uuid, x.s, to_timestamp(x.t), x.d, x.a, x.n, x.r, x.ak, x.tk, x.rk, x.o
+      from json_to_recordset(${JSON.stringify(rows)}::json)
+        as x(s int, t bigint, d int, a text, n text, r text, ak text, tk text, rk text, o text)`);
+  });
 }
 
 /** Counts and names for the preview, from the staged plays (exact duplicates included). */
@@ -250,10 +295,7 @@ export async function createListenImport(options: {
       .where(and(eq(listenImports.id, importId), eq(listenImports.status, "preview")))
       .returning(viewColumns);
     if (!row) {
-      throw new AppError(
-        "conflict",
-        "Newer files were uploaded meanwhile; their preview is the one shown.",
-      );
+      throw new AppError("conflict", NEWER_UPLOAD);
     }
     return toView(row);
   } catch (error) {
@@ -416,8 +458,19 @@ async function copyImport(importId: string): Promise<void> {
       return;
     }
     const to = Math.min(from + COPY_BATCH, current.total);
+    const allowed = await mayDeferTriggers();
     try {
       await db.transaction(async (tx) => {
+        const deferTriggers = await deferRowTriggers(tx, allowed);
+        if (deferTriggers) {
+          // What the triggers on listens do, once for the batch: the person's row is locked as
+          // the foreign key check would (they cannot be deleted under it), and their listen
+          // version (the stats cache's) is raised below.
+          const [person] = rowsOf<{ id: string }>(
+            await tx.execute(sql`select id from "user" where id = ${current.userId} for key share`),
+          );
+          if (!person) throw new LostImport();
+        }
         const [moved] = rowsOf<{ processed: number }>(
           await tx.execute(sql`
             with moved as (
@@ -438,6 +491,14 @@ async function copyImport(importId: string): Promise<void> {
             returning processed`),
         );
         if (!moved) throw new LostImport();
+        if (deferTriggers) {
+          await tx.execute(sql`set local session_replication_role = origin`);
+          await tx.execute(sql`
+            insert into ${listenVersions} (user_id, version, changed_at)
+            values (${current.userId}, 1, now())
+            on conflict (user_id) do update
+              set version = ${listenVersions.version} + 1, changed_at = now()`);
+        }
       });
     } catch (error) {
       if (error instanceof LostImport) return;

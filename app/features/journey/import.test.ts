@@ -35,6 +35,7 @@ import {
   stopListenImportWorker,
 } from "./import.server";
 import type { HistoryFile } from "./importers/read-files.server";
+import { getJourneyStats } from "./stats.server";
 
 withTestDatabase();
 
@@ -260,9 +261,15 @@ describe("import", () => {
       files: [file("Streaming_History_Audio_2021.json", spotifyFile(plays))],
     });
     expect(preview.summary?.plays).toBe(12_345);
+    // Stats computed before the import (cached under the person's listen version) …
+    const before = await getJourneyStats({ userId: dan.id, start: null, end: new Date() });
+    expect(before.totals.plays).toBe(0);
     const started = await confirmListenImport({ userId: dan.id, importId: preview.id });
     expect(started.status).toBe("importing");
     await settleListenImports();
+    // … are not served after it: the copy runs without row triggers, and raises the version itself.
+    const after = await getJourneyStats({ userId: dan.id, start: null, end: new Date() });
+    expect(after.totals.plays).toBe(12_345);
 
     const [done] = await listListenImports({ userId: dan.id });
     expect(done).toMatchObject({ status: "done", total: 12_345, processed: 12_345, added: 12_345 });

@@ -33,6 +33,8 @@ export type JourneyView =
       taste: TasteMatch | null;
       /** Shown from two chapters on (one is the whole history). */
       chapters: Chapter[];
+      /** Recap cards: whether the owner allows them, and the journey's audience (the default for posting one). */
+      recaps: { enabled: boolean; audience: JourneyAudience };
     };
 
 async function hasPlays(userId: string, hidden: string[]): Promise<boolean> {
@@ -73,11 +75,9 @@ export async function loadJourney(options: {
     now: options.now,
   });
   const postStart = start ?? new Date(`${stats.start ?? stats.end}T00:00:00Z`);
+  const settings = await getJourneySettings({ userId: owner.id });
   const chapters = access.isOwner
-    ? await syncChapters({
-        userId: owner.id,
-        hiddenArtists: (await getJourneySettings({ userId: owner.id })).hiddenArtists,
-      })
+    ? await syncChapters({ userId: owner.id, hiddenArtists: settings.hiddenArtists })
     : await listChapters({ userId: owner.id });
   const [posts, taste] = await Promise.all([
     listPostsInPeriod({ viewerId, authorId: owner.id, start: postStart, end }),
@@ -99,6 +99,7 @@ export async function loadJourney(options: {
     posts,
     taste,
     chapters: chapters.length >= 2 ? chapters : [],
+    recaps: { enabled: settings.recapsEnabled, audience: access.audience },
   };
 }
 

@@ -2,6 +2,7 @@ import { data } from "react-router";
 import { chapterSchema, saveChapter } from "~/features/journey/chapters.server";
 import { JourneyPage } from "~/features/journey/components/journey-view";
 import { loadJourney } from "~/features/journey/journey-page.server";
+import { postRecap, recapPostSchema } from "~/features/journey/recap.server";
 import { getProfile } from "~/features/people/people.server";
 import { isAppError, statusForAppError } from "~/lib/errors";
 import { formStrings, zodFieldErrors } from "~/lib/forms";
@@ -35,10 +36,14 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
   return { view, isSignedIn: viewerId !== null };
 }
 
-/** Titles and annotates one of the viewer's own chapters (nobody else's: 404). */
+/**
+ * Titles and annotates one of the viewer's own chapters (nobody else's: 404), or posts the
+ * viewer's own recap card to the feed (on someone else's journey: 404).
+ */
 export async function action({ context, request, params }: Route.ActionArgs) {
   const viewer = requireUser(context, request);
   const values = formStrings(await request.formData());
+  if (values.intent === "recap-post") return postRecapAction(viewer, params.username, values);
   if (values.intent !== "chapter") {
     return data({ errors: { form: ["Unknown action."] }, values }, { status: 400 });
   }
@@ -65,6 +70,47 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   );
 }
 
+async function postRecapAction(
+  viewer: { id: string; username: string; displayName: string },
+  username: string,
+  values: Record<string, string>,
+) {
+  if (viewer.username.toLowerCase() !== username.toLowerCase()) {
+    return data(
+      { errors: { form: ["You can post only your own recap card."] }, values },
+      { status: 404 },
+    );
+  }
+  const parsed = recapPostSchema.safeParse(values);
+  if (!parsed.success) {
+    return data({ errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+  }
+  const periodParams = new URLSearchParams();
+  for (const name of ["period", "from", "to", "chapter"]) {
+    if (values[name] !== undefined) periodParams.set(name, values[name]);
+  }
+  let title: string;
+  try {
+    ({ title } = await postRecap({
+      owner: { id: viewer.id, username: viewer.username, displayName: viewer.displayName },
+      params: periodParams,
+      audience: parsed.data.audience,
+      note: parsed.data.note,
+    }));
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return data(
+      { errors: { form: [error.message] }, values },
+      { status: statusForAppError(error.code) },
+    );
+  }
+  return redirectWithToast("/feed", {
+    type: "success",
+    title: "Recap posted",
+    description: `“${title}” is on your feed.`,
+  });
+}
+
 export default function UserJourney({ loaderData, actionData }: Route.ComponentProps) {
   const { view, isSignedIn } = loaderData;
   const profilePath = `/u/${view.owner.username}`;
@@ -75,6 +121,7 @@ export default function UserJourney({ loaderData, actionData }: Route.ComponentP
       profilePath={profilePath}
       isSignedIn={isSignedIn}
       chapterResult={actionData}
+      recapResult={actionData}
     />
   );
 }

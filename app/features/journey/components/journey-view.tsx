@@ -17,6 +17,7 @@ import {
   WEEKDAY_NAMES,
 } from "./format";
 import { JourneyEmpty, JourneyHiddenNotice, TasteMatchPanel } from "./journey-parts";
+import { RecapCardPanel, type RecapResult } from "./recap-card";
 
 const OverTimeChart = lazy(() => import("./over-time-chart"));
 const ClockChart = lazy(() => import("./clock-chart"));
@@ -215,11 +216,13 @@ export function JourneyView({
   basePath,
   isSignedIn,
   chapterResult,
+  recapResult,
 }: {
   view: JourneyViewData;
   basePath: string;
   isSignedIn: boolean;
   chapterResult?: ChapterResult;
+  recapResult?: RecapResult;
 }) {
   const name = view.owner.displayName;
   if (view.state === "hidden") {
@@ -405,6 +408,18 @@ export function JourneyView({
           </section>
         </>
       )}
+      {stats.totals.plays > 0 || view.chapters.length > 0 ? (
+        <RecapCardPanel
+          basePath={basePath}
+          ownerName={name}
+          isOwner={view.isOwner}
+          enabled={view.recaps.enabled}
+          audience={view.recaps.audience}
+          period={period}
+          chapters={view.chapters}
+          result={recapResult}
+        />
+      ) : null}
       {view.chapters.length > 0 ? (
         <Chapters chapters={view.chapters} isOwner={view.isOwner} result={chapterResult} />
       ) : null}
@@ -442,12 +457,14 @@ export function JourneyPage({
   profilePath,
   isSignedIn,
   chapterResult,
+  recapResult,
 }: {
   view: JourneyViewData;
   basePath: string;
   profilePath: string;
   isSignedIn: boolean;
   chapterResult?: ChapterResult;
+  recapResult?: RecapResult;
 }) {
   const isOwner = view.state !== "hidden" && view.isOwner;
   return (
@@ -469,6 +486,7 @@ export function JourneyPage({
           basePath={basePath}
           isSignedIn={isSignedIn}
           chapterResult={chapterResult}
+          recapResult={recapResult}
         />
       </Card>
       {isOwner ? (
