@@ -87,6 +87,9 @@ test.describe("the owner", () => {
     page,
     setColorMode,
   }) => {
+    // Three full axe scans of a long page (every chart also as a table, the clock's 168 cells):
+    // about 20 s on a quiet 2-core machine, over 30 s when it is busy.
+    test.setTimeout(90_000);
     for (const mode of ["light", "dark"] as const) {
       await setColorMode(mode);
       await gotoHydrated(page, JOURNEY_PATH);
