@@ -292,7 +292,9 @@ export function ChatScreen({
               text={shownLive.text}
               status={shownLive.status}
               notice={shownLive.notice}
-              draft={shownLive.status === "streaming" ? null : shownLive.draft}
+              // The draft form comes with the stored message, a moment later: one drawn here
+              // would be replaced by that one, and whatever had been typed into it lost.
+              draft={null}
             />
           ) : null}
         </ol>
