@@ -294,7 +294,7 @@ export function JourneyView({
             A streak is a run of days with plays; one day without plays between two days with plays
             does not break it, two in a row do. It counts every day from its first play to its last.
           </p>
-          <div className="grid gap-6 lg:grid-cols-3">
+          <div className="grid gap-6 sm:grid-cols-2">
             <TopList title="Top artists" items={stats.topArtists} empty="No artists." />
             <TopList
               title="Top albums"
