@@ -1,4 +1,4 @@
-import { and, desc, gte, lt, sql } from "drizzle-orm";
+import { and, gte, lt, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { posts } from "~/db/schema";
 import { canSeePost } from "~/features/posts/visibility.server";
