@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import type { ListenSource } from "~/db/schema/listens";
 import { jsonArrayElements } from "./json-array.server";
 import { broken, makePlay } from "./play";
 import { type ImportItem, MIN_PLAY_MS, type SkippedRow } from "./types";
@@ -31,6 +32,42 @@ function skip(reason: SkippedRow["reason"], line: number): SkippedRow {
 }
 
 /**
+ * The rows of a Spotify history file: each an object with its line, or (yielded as is) the
+ * broken-row item for one that is not, or for a file that stops being a JSON array.
+ */
+async function* spotifyRows(
+  input: Readable,
+): AsyncGenerator<ImportItem | { index: number; value: Record<string, unknown> }> {
+  for await (const element of jsonArrayElements(input)) {
+    if ("error" in element) {
+      yield broken(element.index, element.error);
+      return;
+    }
+    const { index, value } = element;
+    yield isObject(value) ? { index, value } : broken(index, "It is not an object.");
+  }
+}
+
+/**
+ * A row's play from when it ended (epoch ms) and how long it played (`msField`, checked here):
+ * too short a play is skipped as Spotify's own stats skip it.
+ */
+function endedPlay(
+  index: number,
+  ended: number,
+  ms: unknown,
+  msField: string,
+  row: { artist: unknown; track: unknown; release: unknown; source: ListenSource },
+): ImportItem {
+  const played = typeof ms === "number" ? ms : Number.NaN;
+  if (!Number.isFinite(played) || played < 0) {
+    return broken(index, `Its ${msField} is not a number of milliseconds.`);
+  }
+  if (played < MIN_PLAY_MS) return skip("short", index);
+  return makePlay({ ...row, startedAt: (ended - played) / 1000, durationMs: played }, index);
+}
+
+/**
  * Spotify "Account data" (`StreamingHistory_music_N.json`): `{ endTime, artistName, trackName,
  * msPlayed }`, the end of the play in UTC to the minute. A play started `msPlayed` before its
  * end. `isPodcastFile` (StreamingHistory_podcast_N.json) marks every row as a podcast.
@@ -39,16 +76,12 @@ export async function* parseSpotifyAccountData(
   input: Readable,
   options: { isPodcastFile?: boolean } = {},
 ): AsyncGenerator<ImportItem> {
-  for await (const element of jsonArrayElements(input)) {
-    if ("error" in element) {
-      yield broken(element.index, element.error);
-      return;
-    }
-    const { index, value } = element;
-    if (!isObject(value)) {
-      yield broken(index, "It is not an object.");
+  for await (const row of spotifyRows(input)) {
+    if (!("value" in row)) {
+      yield row;
       continue;
     }
+    const { index, value } = row;
     if (options.isPodcastFile || "episodeName" in value || "podcastName" in value) {
       yield skip("podcast", index);
       continue;
@@ -58,26 +91,12 @@ export async function* parseSpotifyAccountData(
       yield broken(index, "Its endTime is not a date like 2014-05-22 20:11.");
       continue;
     }
-    const ms = typeof value.msPlayed === "number" ? value.msPlayed : Number.NaN;
-    if (!Number.isFinite(ms) || ms < 0) {
-      yield broken(index, "Its msPlayed is not a number of milliseconds.");
-      continue;
-    }
-    if (ms < MIN_PLAY_MS) {
-      yield skip("short", index);
-      continue;
-    }
-    yield makePlay(
-      {
-        startedAt: (ended - ms) / 1000,
-        durationMs: ms,
-        artist: value.artistName,
-        track: value.trackName,
-        release: null,
-        source: "spotify",
-      },
-      index,
-    );
+    yield endedPlay(index, ended, value.msPlayed, "msPlayed", {
+      artist: value.artistName,
+      track: value.trackName,
+      release: null,
+      source: "spotify",
+    });
   }
 }
 
@@ -91,16 +110,12 @@ function present(value: unknown): boolean {
  * audiobook chapters and plays in a private session are left out with their reason.
  */
 export async function* parseSpotifyExtended(input: Readable): AsyncGenerator<ImportItem> {
-  for await (const element of jsonArrayElements(input)) {
-    if ("error" in element) {
-      yield broken(element.index, element.error);
-      return;
-    }
-    const { index, value } = element;
-    if (!isObject(value)) {
-      yield broken(index, "It is not an object.");
+  for await (const row of spotifyRows(input)) {
+    if (!("value" in row)) {
+      yield row;
       continue;
     }
+    const { index, value } = row;
     if (
       present(value.episode_name) ||
       present(value.episode_show_name) ||
@@ -126,25 +141,11 @@ export async function* parseSpotifyExtended(input: Readable): AsyncGenerator<Imp
       yield broken(index, "Its ts is not a UTC date like 2019-06-01T12:34:56Z.");
       continue;
     }
-    const ms = typeof value.ms_played === "number" ? value.ms_played : Number.NaN;
-    if (!Number.isFinite(ms) || ms < 0) {
-      yield broken(index, "Its ms_played is not a number of milliseconds.");
-      continue;
-    }
-    if (ms < MIN_PLAY_MS) {
-      yield skip("short", index);
-      continue;
-    }
-    yield makePlay(
-      {
-        startedAt: (ended - ms) / 1000,
-        durationMs: ms,
-        artist: value.master_metadata_album_artist_name,
-        track: value.master_metadata_track_name,
-        release: value.master_metadata_album_album_name,
-        source: "spotify_extended",
-      },
-      index,
-    );
+    yield endedPlay(index, ended, value.ms_played, "ms_played", {
+      artist: value.master_metadata_album_artist_name,
+      track: value.master_metadata_track_name,
+      release: value.master_metadata_album_album_name,
+      source: "spotify_extended",
+    });
   }
 }
