@@ -5,15 +5,15 @@ import type { RenderToPipeableStreamOptions } from "react-dom/server";
 import { renderToPipeableStream } from "react-dom/server";
 import type { EntryContext, HandleErrorFunction } from "react-router";
 import { isRouteErrorResponse, RouterContextProvider, ServerRouter } from "react-router";
+import { logger } from "~/core/logger.server";
 import { isDatabaseUnavailable, logDatabaseUnavailable } from "~/db/unavailable.server";
 import { type RequestInfo, requestInfoContext } from "~/lib/context.server";
-import { logger } from "~/lib/logger.server";
 import { NonceContext } from "~/lib/nonce";
 import { contentSecurityPolicy } from "~/lib/security.server";
 
+export { observeRequest, renderMetrics } from "~/core/metrics.server";
 export { collectAfterResponse } from "~/lib/after-response.server";
-export { bootstrap, endLiveStreams, isReady, shutdown } from "~/lib/app.server";
-export { observeRequest, renderMetrics } from "~/lib/metrics.server";
+export { bootstrap, endLiveStreams, isReady, shutdown } from "./app.server";
 
 export const streamTimeout = 5_000;
 

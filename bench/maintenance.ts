@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
+import { runMaintenance } from "~/core/maintenance.server";
 import { type DatabaseHandle, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
-import { runMaintenance } from "~/db/maintenance.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { datasetDir, generateDataset, timed } from "./lib/dataset";
 import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";

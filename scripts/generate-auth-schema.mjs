@@ -1,4 +1,4 @@
-// Writes app/db/schema/auth.ts: better-auth's tables for the plugins app/lib/auth.server.ts uses.
+// Writes app/db/schema/auth.ts: better-auth's tables for the plugins app/features/auth/better-auth.server.ts uses.
 // Run after adding a better-auth plugin, then `npm run db:generate`. Keep the list in step.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

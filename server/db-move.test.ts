@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rowsOf } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
-import { SEED_PASSWORD, seedDatabase } from "~/db/seed";
+import { SEED_PASSWORD, seedDatabase } from "~/seed.server";
 import {
   ADMIN_URL,
   createEmptyDatabase,

@@ -1,7 +1,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { withRequestLogContext } from "../app/lib/logger.server";
+import { withRequestLogContext } from "~/core/logger.server";
 import type { AdmissionQueue, Release } from "./admission";
 import {
   BODY_LIMITS,

@@ -5,9 +5,9 @@ import type { Socket } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler, type RouterContextProvider, type ServerBuild } from "react-router";
+import { logger } from "~/core/logger.server";
 import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
 import { EnvError, parseEnv } from "../app/lib/env.server";
-import { logger } from "../app/lib/logger.server";
 import { baseSecurityHeaders } from "../app/lib/security.server";
 import { AdmissionQueue } from "./admission";
 import { withDataHeaders } from "./data-headers";
@@ -27,7 +27,7 @@ interface AppEntry {
   collectAfterResponse<T>(handle: () => Promise<T>): Promise<{ result: T; flush: () => void }>;
   /** True when the request with this context failed because the database was unreachable. */
   wasDatabaseUnavailable(context: RouterContextProvider): boolean;
-  /** Counts one answered request for /metrics (app/lib/metrics.server.ts). */
+  /** Counts one answered request for /metrics (app/core/metrics.server.ts). */
   observeRequest(info: { route: string; method: string; status: number; seconds: number }): void;
   renderMetrics(): Promise<{ contentType: string; body: string }>;
   createLoadContext(info: {

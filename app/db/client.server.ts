@@ -9,11 +9,15 @@ import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
-import { logger } from "../lib/logger.server";
+import { logger } from "~/core/logger.server";
 import * as schema from "./schema";
 import { logOutageOr } from "./unavailable.server";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** An open transaction of the database. */
+export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** A database or an open transaction: feature functions accept either. */
+export type DbOrTx = Database | Tx;
 
 export interface DatabaseHandle {
   db: Database;

@@ -1,4 +1,4 @@
-import { logger } from "~/lib/logger.server";
+import { logger } from "~/core/logger.server";
 
 /**
  * SQLSTATE codes and socket errors that mean "the database cannot be reached right now", as

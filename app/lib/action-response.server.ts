@@ -1,5 +1,5 @@
 import { data, redirect } from "react-router";
-import { isAppError, statusForAppError } from "./errors";
+import { isAppError, statusForAppError } from "~/core/errors";
 import { safeRedirectPath } from "./redirects";
 import type { ToastMessage } from "./toast";
 import { redirectWithToast } from "./toast.server";

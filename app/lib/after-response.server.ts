@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { logger } from "./logger.server";
+import { logger } from "~/core/logger.server";
 
 /**
  * Work that must happen after the answer has been sent: the per-account part of requests

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { open } from "node:fs/promises";
 import path from "node:path";
-import { AppError } from "./errors";
+import { AppError } from "~/core/errors";
 
 /** A file part of a multipart form, saved to disk as it streamed in. */
 export interface SavedFile {

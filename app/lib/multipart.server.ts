@@ -1,4 +1,4 @@
-import { AppError } from "./errors";
+import { AppError } from "~/core/errors";
 
 /**
  * Reads a form body, refusing bodies over `maxBytes` while they stream in (a missing or

@@ -1,6 +1,6 @@
+import { getViewer } from "~/features/auth/guards.server";
 import { loadRecap, renderRecapPng } from "~/features/journey/recap.server";
 import { getProfile } from "~/features/people/people.server";
-import { getViewer } from "~/lib/guards.server";
 import type { Route } from "./+types/journey-recap";
 
 function refuse(status: number, message: string) {

@@ -1,5 +1,5 @@
+import { getViewer } from "~/features/auth/guards.server";
 import { getMediaForViewer } from "~/features/media/media.server";
-import { getViewer } from "~/lib/guards.server";
 import type { Route } from "./+types/media";
 
 /**

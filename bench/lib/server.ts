@@ -108,7 +108,7 @@ export function serverEnv(options: {
   };
 }
 
-/** `npm run seed` (app/db/seed.ts: the demo community) into the server's data directory. */
+/** `npm run seed` (app/seed.server.ts: the demo community) into the server's data directory. */
 export async function seedDemo(env: NodeJS.ProcessEnv): Promise<void> {
   await run(process.execPath, ["scripts/seed.mjs"], env);
 }

@@ -1,12 +1,11 @@
 import { eq } from "drizzle-orm";
-import type { Database } from "~/db/client.server";
+import { logger } from "~/core/logger.server";
+import type { Database, Tx } from "~/db/client.server";
 import { getDb } from "~/db/client.server";
 import { profiles, user } from "~/db/schema";
-import { logger } from "~/lib/logger.server";
 import { AdminError, NOT_ADMIN, NOT_SIGNED_IN } from "./errors";
 
 /** A Drizzle transaction handle (what `db.transaction` passes to its callback). */
-export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 export interface AdminActor {
   id: string;

@@ -1,7 +1,7 @@
 import { count, desc, eq } from "drizzle-orm";
-import { getDb } from "~/db/client.server";
+import { getDb, type Tx } from "~/db/client.server";
 import { auditLog, profiles } from "~/db/schema";
-import { type AdminActor, assertAdmin, type Tx } from "./access.server";
+import { type AdminActor, assertAdmin } from "./access.server";
 import { type Paged, pageInfo, pageOffset } from "./paging";
 
 /** Every kind of admin action the audit log records. */

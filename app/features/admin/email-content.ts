@@ -1,4 +1,4 @@
-import { escapeHtml } from "~/features/mail/render";
+import { escapeHtml } from "~/features/mail";
 
 /** The bare address of a sender like `Soundtrail <no-reply@example.org>`, lower-cased. */
 export function senderAddress(from: string): string {

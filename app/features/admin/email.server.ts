@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { getDb } from "~/db/client.server";
+import { logger } from "~/core/logger.server";
+import { type Database, type DbOrTx, getDb } from "~/db/client.server";
 import {
   emailCampaignRecipients,
   emailCampaigns,
@@ -10,10 +11,13 @@ import {
   profiles,
   user,
 } from "~/db/schema";
-import { deliverMailNow, enqueueMails } from "~/features/mail/mail.server";
-import { unsubscribeHeaders, unsubscribeUrl } from "~/features/mail/preferences.server";
+import {
+  deliverMailNow,
+  enqueueMails,
+  unsubscribeHeaders,
+  unsubscribeUrl,
+} from "~/features/mail/index.server";
 import { getEnv } from "~/lib/env.server";
-import { logger } from "~/lib/logger.server";
 import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
 import { senderAddress, withUnsubscribeFooter } from "./email-content";
@@ -135,10 +139,7 @@ export async function createCampaign(
   });
 }
 
-type Db = ReturnType<typeof getDb>;
-type TxOrDb = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-async function unsentRecipients(db: TxOrDb, campaignId: string): Promise<BulkRecipient[]> {
+async function unsentRecipients(db: DbOrTx, campaignId: string): Promise<BulkRecipient[]> {
   return db
     .select({
       userId: emailCampaignRecipients.userId,
@@ -263,7 +264,7 @@ function sha256(value: string): string {
  * previous window is reused when that mail is younger than the window.
  */
 async function adHocMailKeys(
-  db: Db,
+  db: Database,
   actorId: string,
   requestKey: string | null,
   mails: readonly { to: string; subject: string; html: string }[],
@@ -297,7 +298,7 @@ async function adHocMailKeys(
 
 /** The campaign's recipients among `addresses`, keyed by lower-case address. */
 async function campaignRecipients(
-  db: Db,
+  db: Database,
   campaignId: string,
   addresses: string[],
 ): Promise<Map<string, RecipientRow>> {
@@ -332,7 +333,7 @@ async function campaignRecipients(
 
 /** The accounts behind `addresses` (bulk mail goes to people who have one), by address. */
 async function accountRecipients(
-  db: Db,
+  db: Database,
   addresses: string[],
 ): Promise<Map<string, Omit<RecipientRow, "mailKey">>> {
   const rows = await db

@@ -3,12 +3,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import { auditLog, emailCampaignRecipients, mailOutbox, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
-import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
 import {
+  createMailTransport,
   createUnsubscribeToken,
   readUnsubscribeToken,
   setEmailPreference,
-} from "~/features/mail/preferences.server";
+  setMailTransport,
+} from "~/features/mail/index.server";
 import { getEnv } from "~/lib/env.server";
 import { action as sendBatchAction } from "~/routes/api/send-email-batch";
 import { contextFor, outcomeOf, viewerOf } from "../../../tests/support/admin-fixtures";

@@ -1,4 +1,4 @@
-import { AppError, type AppErrorCode } from "~/lib/errors";
+import { AppError, type AppErrorCode } from "~/core/errors";
 
 type AdminErrorStatus = 400 | 401 | 403 | 404 | 409;
 

@@ -1,4 +1,4 @@
-import { escapeHtml } from "~/features/mail/render";
+import { escapeHtml } from "~/features/mail";
 
 /** Spec §5/§9: the word used when a recipient has no name to greet them by. */
 export const PLACEHOLDER_FALLBACK = "there";

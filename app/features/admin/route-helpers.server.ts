@@ -1,5 +1,5 @@
 import { data, redirect } from "react-router";
-import { logger } from "~/lib/logger.server";
+import { logger } from "~/core/logger.server";
 import { loginUrlFor } from "~/lib/redirects";
 import { AdminError } from "./errors";
 

@@ -1,8 +1,8 @@
 import { count, desc, eq, sql } from "drizzle-orm";
-import { getDb } from "~/db/client.server";
+import { getDb, type Tx } from "~/db/client.server";
 import { profiles, session, user } from "~/db/schema";
-import { publishLive } from "~/features/realtime/bus.server";
-import { assertAdmin, type Tx } from "./access.server";
+import { publishLive } from "~/features/realtime/index.server";
+import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
 import { AdminError } from "./errors";
 import { type Paged, pageInfo, pageOffset } from "./paging";

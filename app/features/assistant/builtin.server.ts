@@ -1,5 +1,5 @@
-import { moodOf } from "~/features/posts/constants";
-import { searchHref } from "~/features/search/query";
+import { moodOf } from "~/features/posts";
+import { searchHref } from "~/features/search";
 import type { PostDraft } from "./constants";
 import { type Intent, recogniseIntent } from "./intents";
 import {

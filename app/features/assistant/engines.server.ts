@@ -1,8 +1,8 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { z } from "zod";
+import { logger } from "~/core/logger.server";
 import { getEnv } from "~/lib/env.server";
-import { logger } from "~/lib/logger.server";
 import { answerWithBuiltin } from "./builtin.server";
 import type { EngineName, MessageRole, PostDraft } from "./constants";
 import {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { follows, listens } from "~/db/schema";
-import { saveJourneySettings } from "~/features/journey/access.server";
-import { artistKey, titleKey } from "~/features/journey/normalize";
+import { artistKey, titleKey } from "~/features/journey";
+import { saveJourneySettings } from "~/features/journey/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";

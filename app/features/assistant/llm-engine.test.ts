@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { followUser } from "~/features/follows/follows.server";
+import { followUser } from "~/features/follows/index.server";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import {
   type ChatRequestBody,

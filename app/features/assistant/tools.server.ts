@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
+import { canSeePost } from "~/core/visibility.server";
 import { getDb, rowsOf } from "~/db/client.server";
 import { follows, journeySettings, listens, posts, profiles } from "~/db/schema";
-import { canSeeJourney } from "~/features/journey/access.server";
-import type { PostKind } from "~/features/posts/constants";
-import { canSeePost } from "~/features/posts/visibility.server";
-import { normalizeQuery, tagOfQuery } from "~/features/search/query";
-import { listTagPosts, type PostResult, searchPosts } from "~/features/search/search.server";
+import { canSeeJourney } from "~/features/journey/index.server";
+import type { PostKind } from "~/features/posts";
+import { normalizeQuery, tagOfQuery } from "~/features/search";
+import { listTagPosts, type PostResult, searchPosts } from "~/features/search/index.server";
 import type { PostDraft } from "./constants";
 
 /*

@@ -17,12 +17,11 @@ import {
   verification,
 } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
-import { banUser } from "~/features/admin/users.server";
-import { getViewerFromHeaders, signInWithEmail } from "~/features/auth/accounts.server";
-import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
-import { type SmsMessage, setSmsSender } from "~/features/sms/sms.server";
+import { banUser } from "~/features/admin/index.server";
+import { getViewerFromHeaders, resetAuth, signInWithEmail } from "~/features/auth/index.server";
+import { createMailTransport, setMailTransport } from "~/features/mail/index.server";
+import { type SmsMessage, setSmsSender } from "~/features/sms/index.server";
 import { settleAfterResponse } from "~/lib/after-response.server";
-import { resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { getViewerFromBearer } from "./bearer.server";

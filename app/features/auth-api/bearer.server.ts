@@ -1,4 +1,4 @@
-import { loadViewer } from "~/features/auth/accounts.server";
+import { loadViewer } from "~/features/auth/index.server";
 import type { Viewer } from "~/lib/context.server";
 import { bearerTokenOf, loadTokenSession, verifyAccessToken } from "./tokens.server";
 

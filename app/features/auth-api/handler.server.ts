@@ -1,6 +1,8 @@
 import { createHash, randomBytes, randomInt, randomUUID } from "node:crypto";
 import { and, eq, like, sql } from "drizzle-orm";
 import { z } from "zod";
+import { logger } from "~/core/logger.server";
+import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import {
   profiles,
@@ -11,45 +13,40 @@ import {
 } from "~/db/schema";
 import { isDatabaseUnavailable } from "~/db/unavailable.server";
 import {
+  type AuthResult,
   changeEmail,
   changePassword,
-  confirmPhoneChange,
-  requestPhoneChange,
-} from "~/features/auth/account-changes.server";
-import {
-  type AuthResult,
+  claimTotpCode,
+  configuredProviders,
   confirmEmail,
-  resendConfirmation,
-  sessionsEnded,
-  signInWithEmail,
-  signUpWithEmail,
-} from "~/features/auth/accounts.server";
-import {
+  confirmPhoneChange,
   confirmPhoneSignUp,
-  requestSignInCode,
-  signInWithCode,
-  signUpWithPhone,
-} from "~/features/auth/codes.server";
-import { continueAsGuest } from "~/features/auth/guest.server";
-import { configuredProviders, startOAuth } from "~/features/auth/oauth.server";
-import { requestPasswordReset, resetPassword } from "~/features/auth/recovery.server";
-import { claimTotpCode, releaseTotpCode } from "~/features/auth/totp-replay.server";
-import {
   confirmTotpEnrollment,
+  continueAsGuest,
   disableTwoFactor,
   disableTwoFactorForRecentSession,
+  getAuth,
   getSecurityOverview,
   qrCodeOf,
+  releaseTotpCode,
+  requestPasswordReset,
+  requestPhoneChange,
+  requestSignInCode,
+  resendConfirmation,
+  resetPassword,
+  sessionsEnded,
+  signInWithCode,
+  signInWithEmail,
+  signUpWithEmail,
+  signUpWithPhone,
+  startOAuth,
   startTotpEnrollment,
   startTotpEnrollmentForRecentSession,
-} from "~/features/auth/two-factor.server";
-import { sendMail } from "~/features/mail/mail.server";
-import { renderEmail } from "~/features/mail/render";
-import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
-import { getAuth } from "~/lib/auth.server";
+} from "~/features/auth/index.server";
+import { renderEmail } from "~/features/mail";
+import { sendMail } from "~/features/mail/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { getEnv } from "~/lib/env.server";
-import { logger } from "~/lib/logger.server";
 import {
   API_VERSION_HEADER,
   AuthApiError,

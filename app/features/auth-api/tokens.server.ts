@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { logger } from "~/core/logger.server";
 import { getDb } from "~/db/client.server";
 import {
   authRefreshTokens,
@@ -8,11 +9,9 @@ import {
   session as sessionTable,
   user as userTable,
 } from "~/db/schema";
-import { sessionsEnded } from "~/features/auth/accounts.server";
-import { getAuth } from "~/lib/auth.server";
+import { getAuth, sessionsEnded } from "~/features/auth/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { getEnv, resolveAuthSecret } from "~/lib/env.server";
-import { logger } from "~/lib/logger.server";
 import { AuthApiError } from "./errors.server";
 import { getSigningKeys, JWT_ALG } from "./keys.server";
 import { type SupabaseUser, supabaseUser } from "./users.server";

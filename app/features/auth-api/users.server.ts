@@ -7,7 +7,7 @@ import {
   twoFactor,
   user as userTable,
 } from "~/db/schema";
-import { isPlaceholderEmail } from "~/lib/auth.server";
+import { isPlaceholderEmail } from "~/features/auth/index.server";
 
 /** A factor as Supabase lists it on the user (TOTP only here). */
 export interface SupabaseFactor {

@@ -1,11 +1,10 @@
 import { eq } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
 import { getDb } from "~/db/client.server";
 import { user as userTable } from "~/db/schema";
-import { sendMail } from "~/features/mail/mail.server";
-import { renderEmail } from "~/features/mail/render";
-import { sendSms } from "~/features/sms/sms.server";
-import { getAuth, isPlaceholderEmail } from "~/lib/auth.server";
-import { logger } from "~/lib/logger.server";
+import { renderEmail } from "~/features/mail";
+import { sendMail } from "~/features/mail/index.server";
+import { sendSms } from "~/features/sms/index.server";
 import {
   type AuthResult,
   cookiesOf,
@@ -13,6 +12,7 @@ import {
   refuseWeakPassword,
   sessionsEnded,
 } from "./accounts.server";
+import { getAuth, isPlaceholderEmail } from "./better-auth.server";
 import { issueCode } from "./one-time-codes.server";
 
 import { assertRecentAuth, type ReauthOptions } from "./reauth.server";

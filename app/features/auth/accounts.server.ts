@@ -1,14 +1,14 @@
 import { APIError } from "better-auth/api";
 import { eq, sql } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
+import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { notifications, profiles, user as userTable } from "~/db/schema";
-import { unreadCountSql } from "~/features/notifications/notifications.server";
-import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
-import { publishLive } from "~/features/realtime/bus.server";
-import { getAuth } from "~/lib/auth.server";
+import { unreadCountSql } from "~/features/notifications/index.server";
+import { publishLive } from "~/features/realtime/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import type { Viewer } from "~/lib/context.server";
-import { logger } from "~/lib/logger.server";
+import { getAuth } from "./better-auth.server";
 import { deviceCookieFor, knownDeviceId } from "./device-cookie.server";
 import {
   type WeakPasswordReason,

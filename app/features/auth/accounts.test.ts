@@ -3,8 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import { profiles, session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
-import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
-import { resetAuth } from "~/lib/auth.server";
+import { createMailTransport, setMailTransport } from "~/features/mail/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import {
@@ -15,6 +14,7 @@ import {
   signOut,
   signUpWithEmail,
 } from "./accounts.server";
+import { resetAuth } from "./better-auth.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { weakPasswordReasons } from "./password-policy.server";
 import { assertRecentAuth } from "./reauth.server";

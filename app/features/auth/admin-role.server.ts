@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
 import { getDb } from "~/db/client.server";
 import { profiles, user } from "~/db/schema";
-import { logger } from "~/lib/logger.server";
 
 export type SetAdminRoleResult = "granted" | "revoked" | "unchanged" | "no-such-account";
 

@@ -1,11 +1,10 @@
 import { eq, sql } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
+import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { profiles, user as userTable, verification } from "~/db/schema";
-import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
-import { sendSms } from "~/features/sms/sms.server";
+import { sendSms } from "~/features/sms/index.server";
 import { afterResponse } from "~/lib/after-response.server";
-import { getAuth } from "~/lib/auth.server";
-import { logger } from "~/lib/logger.server";
 import {
   type AuthResult,
   clientOf,
@@ -15,6 +14,7 @@ import {
   signedIn,
   usernameTaken,
 } from "./accounts.server";
+import { getAuth } from "./better-auth.server";
 import { CODE_TTL_S, issueCode } from "./one-time-codes.server";
 import { hashPassword } from "./password.server";
 

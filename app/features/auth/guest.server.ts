@@ -1,9 +1,8 @@
 import { eq } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
+import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { account, profiles, user as userTable } from "~/db/schema";
-import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
-import { getAuth, isPlaceholderEmail, sendExistingAccountMail } from "~/lib/auth.server";
-import { logger } from "~/lib/logger.server";
 import {
   type AuthResult,
   clientOf,
@@ -11,6 +10,7 @@ import {
   rateLimited,
   refuseWeakPassword,
 } from "./accounts.server";
+import { getAuth, isPlaceholderEmail, sendExistingAccountMail } from "./better-auth.server";
 import { hashPassword } from "./password.server";
 
 import { isUsernameAvailable } from "./profiles.server";

@@ -1,6 +1,6 @@
-import { getAuth } from "~/lib/auth.server";
 import { getEnv, publicEnv } from "~/lib/env.server";
 import { type AuthResult, cookiesOf } from "./accounts.server";
+import { getAuth } from "./better-auth.server";
 
 export type OAuthProvider = "spotify" | "google" | "github";
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
 import { getDb } from "~/db/client.server";
 import { profiles } from "~/db/schema";
-import { logger } from "~/lib/logger.server";
 
 /** Spec: 3–30 letters, digits, `_` or `.`. */
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.]{3,30}$/;

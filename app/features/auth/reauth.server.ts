@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
+import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { account } from "~/db/schema";
-import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
-import { getAuth } from "~/lib/auth.server";
 import { type AuthResult, rateLimited } from "./accounts.server";
+import { getAuth } from "./better-auth.server";
 import { verifyPassword } from "./password.server";
 import { claimTotpCode } from "./totp-replay.server";
 

@@ -1,8 +1,8 @@
-import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
+import { logger } from "~/core/logger.server";
+import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { afterResponse } from "~/lib/after-response.server";
-import { getAuth } from "~/lib/auth.server";
-import { logger } from "~/lib/logger.server";
 import { type AuthResult, clientOf, rateLimited, refuseWeakPassword } from "./accounts.server";
+import { getAuth } from "./better-auth.server";
 
 export const RESET_LINK_INVALID =
   "This reset link has expired or was already used. Ask for a new one below.";

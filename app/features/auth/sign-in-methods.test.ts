@@ -5,16 +5,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { countStatements, setDatabase } from "~/db/client.server";
 import { account, profiles, session, twoFactor, user, verification } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
-import { createMailTransport, setMailTransport } from "~/features/mail/mail.server";
-import { type SmsMessage, setSmsSender } from "~/features/sms/sms.server";
+import { createMailTransport, setMailTransport } from "~/features/mail/index.server";
+import { type SmsMessage, setSmsSender } from "~/features/sms/index.server";
 import { collectAfterResponse, settleAfterResponse } from "~/lib/after-response.server";
-import { resetAuth } from "~/lib/auth.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { loader as loginLoader } from "~/routes/_auth/login";
 import { loader as callbackLoader } from "~/routes/api/auth-callback";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { changePassword, deleteAccount } from "./account-changes.server";
 import { getViewerFromHeaders, signInWithEmail } from "./accounts.server";
+import { resetAuth } from "./better-auth.server";
 import {
   confirmPhoneSignUp,
   requestSignInCode,

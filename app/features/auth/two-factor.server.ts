@@ -3,12 +3,12 @@ import { createOTP } from "@better-auth/utils/otp";
 import { generateRandomString, symmetricEncrypt } from "better-auth/crypto";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { encode } from "uqr";
+import { logger } from "~/core/logger.server";
+import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { account, session as sessionTable, twoFactor, user as userTable } from "~/db/schema";
-import { AUTH_LIMITS, checkRateLimits } from "~/features/rate-limit/rate-limit.server";
-import { getAuth, hashBackupCode } from "~/lib/auth.server";
-import { logger } from "~/lib/logger.server";
 import { type AuthResult, clientOf, cookiesOf, errorMessage, rateLimited } from "./accounts.server";
+import { getAuth, hashBackupCode } from "./better-auth.server";
 import { assertRecentAuth, type ReauthOptions } from "./reauth.server";
 import { claimTotpCode, releaseTotpCode } from "./totp-replay.server";
 

@@ -1,9 +1,9 @@
 import { and, eq, or } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { blocks, followRequests, follows, profiles } from "~/db/schema";
-import { removeAuthorFromTimeline } from "~/features/feed/timeline.server";
-import { recordSocialEvent } from "~/features/posts/events.server";
-import { AppError } from "~/lib/errors";
+import { removeAuthorFromTimeline } from "~/features/feed/index.server";
+import { recordSocialEvent } from "~/features/posts/index.server";
 
 export const CANNOT_BLOCK_SELF = "You cannot block yourself.";
 

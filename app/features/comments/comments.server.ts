@@ -1,12 +1,10 @@
 import { and, asc, desc, eq, inArray, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { AppError } from "~/core/errors";
+import { blockedBetween, canSeePost } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { comments, posts, profiles } from "~/db/schema";
-import { isUuid } from "~/features/posts/constants";
-import { recordSocialEvent } from "~/features/posts/events.server";
-import { mentionedUsernames } from "~/features/posts/note";
-import { POST_NOT_FOUND } from "~/features/posts/posts.server";
-import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
-import { AppError } from "~/lib/errors";
+import { isUuid, mentionedUsernames } from "~/features/posts";
+import { POST_NOT_FOUND, recordSocialEvent } from "~/features/posts/index.server";
 
 /** Spec §9: comments come 12 at a time. */
 export const COMMENTS_PAGE_SIZE = 12;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockUser } from "~/features/blocks/blocks.server";
+import { blockUser } from "~/features/blocks/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";

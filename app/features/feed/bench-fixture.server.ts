@@ -1,7 +1,7 @@
 import { data } from "react-router";
 import { NOTE_TEMPLATES, SEED_ARTISTS, SEED_PEOPLE, TAGS } from "~/db/seed-data";
-import type { PostCardData } from "~/features/posts/components/post-card";
-import { MOODS, type PostKind } from "~/features/posts/constants";
+import { MOODS, type PostKind } from "~/features/posts";
+import type { PostCardData } from "~/features/posts/index.server";
 import { getEnv } from "~/lib/env.server";
 
 /**

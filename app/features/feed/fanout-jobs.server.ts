@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
 import { getDb, rowsOf } from "~/db/client.server";
 import { fanoutJobs } from "~/db/schema";
-import { publishLive } from "~/features/realtime/bus.server";
-import { logger } from "~/lib/logger.server";
+import { publishLive } from "~/features/realtime/index.server";
 
 /**
  * The fan-out worker: adds a big author's new post to their followers' timelines after the

@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb, rowsOf } from "~/db/client.server";
 import { fanoutJobs, homeTimeline, posts } from "~/db/schema";
-import { deletePost, updatePost } from "~/features/posts/posts.server";
+import { deletePost, updatePost } from "~/features/posts/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost, postInput } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";

@@ -1,7 +1,7 @@
 import { RouterContextProvider } from "react-router";
 import { describe, expect, it } from "vitest";
 import { countStatements } from "~/db/client.server";
-import { followUser } from "~/features/follows/follows.server";
+import { followUser } from "~/features/follows/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
 import { loader } from "~/routes/_app/feed";
 import { createTestUser } from "../../../tests/support/factories";

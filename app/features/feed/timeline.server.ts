@@ -1,8 +1,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
-import { rowsOf } from "~/db/client.server";
+import { type DbOrTx, rowsOf } from "~/db/client.server";
 import { fanoutJobs, follows, homeTimeline, posts } from "~/db/schema";
-import type { Audience } from "~/features/posts/constants";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
+import type { Audience } from "~/features/posts";
 
 /** How many of a person's posts a new follower gets in their home timeline right away. */
 export const BACKFILL_LIMIT = 500;

@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { AppError } from "~/core/errors";
+import { blockedBetween } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { blocks, followRequests, follows, posts, profiles } from "~/db/schema";
-import { backfillTimeline, removeAuthorFromTimeline } from "~/features/feed/timeline.server";
-import { recordSocialEvent } from "~/features/posts/events.server";
-import { blockedBetween } from "~/features/posts/visibility.server";
-import { AppError } from "~/lib/errors";
+import { backfillTimeline, removeAuthorFromTimeline } from "~/features/feed/index.server";
+import { recordSocialEvent } from "~/features/posts/index.server";
 
 export const CANNOT_FOLLOW_SELF = "You cannot follow yourself.";
 export const CANNOT_FOLLOW_BLOCKED = "You cannot follow this person.";

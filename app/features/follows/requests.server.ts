@@ -1,11 +1,10 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { getDb } from "~/db/client.server";
+import { AppError } from "~/core/errors";
+import { blockedBetween } from "~/core/visibility.server";
+import { type DbOrTx, getDb } from "~/db/client.server";
 import { followRequests, follows, profiles } from "~/db/schema";
-import { backfillTimeline } from "~/features/feed/timeline.server";
-import { recordSocialEvent } from "~/features/posts/events.server";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
-import { blockedBetween } from "~/features/posts/visibility.server";
-import { AppError } from "~/lib/errors";
+import { backfillTimeline } from "~/features/feed/index.server";
+import { recordSocialEvent } from "~/features/posts/index.server";
 
 export const REQUEST_NOT_FOUND = "This follow request is no longer waiting.";
 /** Requests per page of the list in privacy settings. */

@@ -1,7 +1,7 @@
 import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { blockedBetween } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { follows, type JourneyAudience, journeySettings } from "~/db/schema";
-import { blockedBetween } from "~/features/posts/visibility.server";
 
 export interface JourneySettings {
   audience: JourneyAudience;
@@ -102,13 +102,15 @@ export async function saveJourneySettings(
 }
 
 /**
- * The rule of getJourneyAccess as an SQL predicate on an owner id (for lists of people): the
- * viewer themself, or, across no block, an `everyone` journey or a `followers` one (the default,
- * also without a settings row) of someone the viewer follows.
+ * The rule of getJourneyAccess as an SQL predicate on an owner (an id, or a column for lists of
+ * people): the viewer themself, or, across no block, an `everyone` journey, or a `followers` one
+ * (the default, also without a settings row) of someone the viewer follows. Signed out, only
+ * `everyone`.
  */
-export function canSeeJourney(viewerId: string, ownerId: SQLWrapper): SQL {
+export function canSeeJourney(viewerId: string | null, ownerId: string | SQLWrapper): SQL {
   const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
     where ${journeySettings.userId} = ${ownerId}), 'followers')`;
+  if (!viewerId) return sql`(${audience} = 'everyone')`;
   return sql`(${ownerId} = ${viewerId} or (
     not ${blockedBetween(ownerId, viewerId)}
     and (${audience} = 'everyone'

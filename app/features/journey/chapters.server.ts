@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { journeyChapters, listens } from "~/db/schema";
-import { AppError } from "~/lib/errors";
 import { cachedByListens } from "./cache.server";
 
 /**

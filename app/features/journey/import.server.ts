@@ -1,5 +1,7 @@
 import { and, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
-import { getDb, rowsOf } from "~/db/client.server";
+import { AppError } from "~/core/errors";
+import { logger } from "~/core/logger.server";
+import { getDb, rowsOf, type Tx } from "~/db/client.server";
 import {
   type ListenImportStatus,
   type ListenImportSummary,
@@ -8,9 +10,7 @@ import {
   listens,
   listenVersions,
 } from "~/db/schema";
-import { notifyListenImportDone } from "~/features/notifications/notifications.server";
-import { AppError } from "~/lib/errors";
-import { logger } from "~/lib/logger.server";
+import { notifyListenImportDone } from "~/features/notifications/index.server";
 import { IMPORT_MAX_ROWS } from "./import-constants";
 import type { ListenImportView } from "./import-types";
 import { FORMAT_LABELS_BY_FORMAT } from "./importers/format-labels";
@@ -75,8 +75,6 @@ function mayDeferTriggers(): Promise<boolean> {
     .catch(() => false);
   return canSkipRowTriggers;
 }
-
-type Tx = Parameters<Parameters<ReturnType<typeof getDb>["transaction"]>[0]>[0];
 
 /**
  * Row triggers off for the rest of `tx` when `allowed` (mayDeferTriggers, asked before the

@@ -4,6 +4,7 @@ import path from "node:path";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { afterAll, describe, expect, it } from "vitest";
+import { isAppError } from "~/core/errors";
 import { getDb, rowsOf } from "~/db/client.server";
 import {
   listenImportRows,
@@ -12,11 +13,10 @@ import {
   mailOutbox,
   notificationPreferences,
 } from "~/db/schema";
-import { describeNotification, notificationHref } from "~/features/notifications/describe";
-import { listNotifications, unreadCount } from "~/features/notifications/notifications.server";
-import { exportPersonData } from "~/features/settings/export.server";
+import { describeNotification, notificationHref } from "~/features/notifications";
+import { listNotifications, unreadCount } from "~/features/notifications/index.server";
+import { exportPersonData } from "~/features/settings/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
-import { isAppError } from "~/lib/errors";
 import {
   action as listeningAction,
   loader as listeningLoader,

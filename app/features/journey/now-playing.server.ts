@@ -1,7 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
+import { blockedBetween } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { follows, journeySettings, nowPlaying } from "~/db/schema";
-import { blockedBetween } from "~/features/posts/visibility.server";
+import { canSeeJourney } from "./access.server";
 import { artistKey } from "./normalize";
 
 /** What a profile shows while a person's player says it is playing. */
@@ -12,26 +13,6 @@ export interface NowPlayingTrack {
   /** ISO times: when the player said so, and when it stops showing. */
   startedAt: string;
   expiresAt: string;
-}
-
-/**
- * Who may see a person's journey (journey_settings.audience; no row means `followers`), as
- * the posts' rule (features/posts/visibility.server.ts) reads for one audience:
- * - `everyone`: anybody, signed out included;
- * - `followers`: the person and the people who follow them;
- * - `only_me`: the person;
- * - a block, either way, hides it from the other person.
- */
-export function canSeeJourney(viewerId: string | null, ownerId: string): SQL {
-  const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
-    where ${journeySettings.userId} = ${ownerId}), 'followers')`;
-  if (!viewerId) return sql`(${audience} = 'everyone')`;
-  return sql`(${ownerId} = ${viewerId} or (
-    not ${blockedBetween(ownerId, viewerId)}
-    and (${audience} = 'everyone'
-      or (${audience} = 'followers' and exists (
-        select 1 from ${follows}
-        where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${ownerId})))))`;
 }
 
 /**

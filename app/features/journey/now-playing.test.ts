@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { blocks, follows, journeySettings, nowPlaying } from "~/db/schema";
-import { loadProfilePage } from "~/features/people/profile-page.server";
+import { loadProfilePage } from "~/features/people/index.server";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { getVisibleNowPlaying } from "./now-playing.server";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { coverSvg } from "~/features/artwork/cover";
+import { coverSvg } from "~/features/artwork";
 import { formatCount, formatListening } from "./components/format";
 
 /**

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { coverSeed } from "~/features/artwork/cover";
-import { processImage } from "~/features/media/media.server";
-import { AUDIENCES, NOTE_MAX_LENGTH } from "~/features/posts/constants";
-import { createPost } from "~/features/posts/posts.server";
-import { postInputSchema } from "~/features/posts/schemas";
-import { AppError } from "~/lib/errors";
+import { AppError } from "~/core/errors";
+import { coverSeed } from "~/features/artwork";
+import { processImage } from "~/features/media/index.server";
+import { AUDIENCES, NOTE_MAX_LENGTH, postInputSchema } from "~/features/posts";
+import { createPost } from "~/features/posts/index.server";
 import { getJourneyAccess, getJourneySettings } from "./access.server";
 import { listChapters } from "./chapters.server";
 import { formatDay } from "./components/format";

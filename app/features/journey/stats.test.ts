@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { follows, journeyStatsCache, listens, user } from "~/db/schema";
-import { blockUser } from "~/features/blocks/blocks.server";
+import { blockUser } from "~/features/blocks/index.server";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";

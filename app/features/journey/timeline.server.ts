@@ -1,7 +1,7 @@
 import { and, gte, lt, sql } from "drizzle-orm";
+import { canSeePost } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { posts } from "~/db/schema";
-import { canSeePost } from "~/features/posts/visibility.server";
 
 export interface TimelinePost {
   id: string;

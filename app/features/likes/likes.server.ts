@@ -1,11 +1,10 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { AppError } from "~/core/errors";
+import { blockedBetween, canSeePost } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { postLikes, posts, profiles } from "~/db/schema";
-import { isUuid } from "~/features/posts/constants";
-import { recordSocialEvent } from "~/features/posts/events.server";
-import { POST_NOT_FOUND } from "~/features/posts/posts.server";
-import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
-import { AppError } from "~/lib/errors";
+import { isUuid } from "~/features/posts";
+import { POST_NOT_FOUND, recordSocialEvent } from "~/features/posts/index.server";
 
 export interface LikeState {
   liked: boolean;

@@ -18,12 +18,12 @@ import nodemailer from "nodemailer";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { parseConnectionUrl } from "nodemailer/lib/shared";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
+import { logger } from "~/core/logger.server";
+import { countMailFailure } from "~/core/metrics.server";
 import { getDb } from "~/db/client.server";
 import { type MailStatus, mailOutbox } from "~/db/schema";
 import { logOutageOr } from "~/db/unavailable.server";
 import { getEnv } from "~/lib/env.server";
-import { logger } from "~/lib/logger.server";
-import { countMailFailure } from "~/lib/metrics.server";
 
 export interface OutgoingMail {
   to: string;

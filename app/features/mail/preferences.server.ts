@@ -2,11 +2,11 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { EMAIL_KINDS, type EmailKind, emailPreferences, profiles } from "~/db/schema";
-import { isNotificationKind, type NotificationKind } from "~/features/notifications/kinds";
+import { isNotificationKind, type NotificationKind } from "~/features/notifications";
 import {
   getNotificationPreferences,
   setNotificationPreference,
-} from "~/features/notifications/preferences.server";
+} from "~/features/notifications/index.server";
 import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 
 /**

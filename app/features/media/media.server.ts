@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import sharp from "sharp";
-import { getDb } from "~/db/client.server";
+import { AppError } from "~/core/errors";
+import { canSeePost } from "~/core/visibility.server";
+import { type DbOrTx, getDb } from "~/db/client.server";
 import { media, posts } from "~/db/schema";
-import { IMAGE_MAX_BYTES, isUuid } from "~/features/posts/constants";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
-import { canSeePost } from "~/features/posts/visibility.server";
-import { AppError } from "~/lib/errors";
+import { IMAGE_MAX_BYTES, isUuid } from "~/features/posts";
 
 /** Longest side of a stored image, in pixels. */
 export const IMAGE_MAX_SIDE = 1600;

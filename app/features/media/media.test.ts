@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { followUser } from "~/features/follows/follows.server";
-import { getPost } from "~/features/posts/posts.server";
+import { followUser } from "~/features/follows/index.server";
+import { getPost } from "~/features/posts/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";

@@ -1,10 +1,8 @@
 import { eq, sql } from "drizzle-orm";
-import { rowsOf } from "~/db/client.server";
+import { type DbOrTx, rowsOf } from "~/db/client.server";
 import { comments, listenImports, posts, profiles, user } from "~/db/schema";
-import { enqueueMail } from "~/features/mail/mail.server";
-import { unsubscribeHeaders, unsubscribeUrl } from "~/features/mail/preferences.server";
-import { renderEmail } from "~/features/mail/render";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
+import { renderEmail } from "~/features/mail";
+import { enqueueMail, unsubscribeHeaders, unsubscribeUrl } from "~/features/mail/index.server";
 import { getEnv } from "~/lib/env.server";
 import { describeNotification, notificationHref } from "./describe";
 import { NOTIFICATION_KIND_LABELS, type NotificationKind } from "./kinds";

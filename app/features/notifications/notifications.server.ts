@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { getDb, rowsOf } from "~/db/client.server";
+import { blockedBetween, canSeePost } from "~/core/visibility.server";
+import { type DbOrTx, getDb, rowsOf } from "~/db/client.server";
 import {
   comments,
   linkUnfurls,
@@ -11,10 +12,8 @@ import {
   posts,
   profiles,
 } from "~/db/schema";
-import { postArtUrl } from "~/features/artwork/cover";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
-import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
-import { publishLive } from "~/features/realtime/bus.server";
+import { postArtUrl } from "~/features/artwork";
+import { publishLive } from "~/features/realtime/index.server";
 import { queueListenImportMail, queueNotificationMail } from "./email.server";
 import { isNotificationKind, NOTIFICATION_DEFAULTS, type NotificationKind } from "./kinds";
 import type { NotificationActor, NotificationPage, NotificationView } from "./types";

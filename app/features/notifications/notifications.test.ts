@@ -2,18 +2,20 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { mailOutbox } from "~/db/schema";
-import { blockUser } from "~/features/blocks/blocks.server";
-import { addComment, deleteComment } from "~/features/comments/comments.server";
-import { followUser, unfollowUser } from "~/features/follows/follows.server";
-import { likePost, unlikePost } from "~/features/likes/likes.server";
-import { createMailTransport, deliverDueMail, setMailTransport } from "~/features/mail/mail.server";
+import { blockUser } from "~/features/blocks/index.server";
+import { addComment, deleteComment } from "~/features/comments/index.server";
+import { followUser, unfollowUser } from "~/features/follows/index.server";
+import { likePost, unlikePost } from "~/features/likes/index.server";
 import {
+  createMailTransport,
   createUnsubscribeToken,
+  deliverDueMail,
   isSubscribedTo,
   readUnsubscribeToken,
   setEmailPreference,
-} from "~/features/mail/preferences.server";
-import { deletePost, updatePost } from "~/features/posts/posts.server";
+  setMailTransport,
+} from "~/features/mail/index.server";
+import { deletePost, updatePost } from "~/features/posts/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { createTestPost, postInput } from "../../../tests/support/social-factories";

@@ -1,7 +1,6 @@
 import { eq, sql } from "drizzle-orm";
-import { getDb } from "~/db/client.server";
+import { type DbOrTx, getDb } from "~/db/client.server";
 import { notificationPreferences } from "~/db/schema";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
 import {
   NOTIFICATION_DEFAULTS,
   NOTIFICATION_KINDS,

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { getDb, rowsOf } from "~/db/client.server";
 import { posts } from "~/db/schema";
-import type { Suggestion } from "~/features/follows/follows.server";
-import { exploreSearch, type TrendingArtist } from "~/features/search/search.server";
+import type { Suggestion } from "~/features/follows/index.server";
+import { exploreSearch, type TrendingArtist } from "~/features/search/index.server";
 
 /**
  * What an empty page (a new account's feed, no follows, no notifications, no search results)

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { canSeePost } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { blocks, followRequests, follows, posts, profiles } from "~/db/schema";
-import { canSeePost } from "~/features/posts/visibility.server";
 
 export interface ProfileData {
   id: string;

@@ -1,3 +1,4 @@
+import type { DbOrTx } from "~/db/client.server";
 import {
   notifyCommentAdded,
   notifyCommentDeleted,
@@ -10,8 +11,7 @@ import {
   notifyUserBlocked,
   notifyUserFollowed,
   notifyUserUnfollowed,
-} from "~/features/notifications/notifications.server";
-import type { DbOrTx } from "./post-cards.server";
+} from "~/features/notifications/index.server";
 
 /**
  * Social events that other features react to (notifications, the live feed). This is called

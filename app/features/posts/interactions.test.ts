@@ -2,23 +2,23 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { comments, follows, postLikes, REPORT_REASONS, reports } from "~/db/schema";
-import { blockUser, unblockUser } from "~/features/blocks/blocks.server";
+import { blockUser, unblockUser } from "~/features/blocks/index.server";
 import {
   addComment,
   COMMENTS_PAGE_SIZE,
   deleteComment,
   editComment,
   listComments,
-} from "~/features/comments/comments.server";
+} from "~/features/comments/index.server";
 import {
   followUser,
   listPeople,
   suggestPeople,
   unfollowUser,
-} from "~/features/follows/follows.server";
-import { likePost, listLikers, unlikePost } from "~/features/likes/likes.server";
-import { getProfile, listTopArtists } from "~/features/people/people.server";
-import { reportComment, reportPost } from "~/features/reports/reports.server";
+} from "~/features/follows/index.server";
+import { likePost, listLikers, unlikePost } from "~/features/likes/index.server";
+import { getProfile, listTopArtists } from "~/features/people/index.server";
+import { reportComment, reportPost } from "~/features/reports/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost, postInput } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";

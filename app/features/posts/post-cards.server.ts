@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { type Database, getDb } from "~/db/client.server";
+import { canSeePost } from "~/core/visibility.server";
+import { type Database, type DbOrTx, getDb } from "~/db/client.server";
 import {
   comments,
   follows,
@@ -11,10 +12,6 @@ import {
   profiles,
 } from "~/db/schema";
 import { type Audience, isUuid, type PostKind } from "./constants";
-import { canSeePost } from "./visibility.server";
-
-/** A database or an open transaction: feature functions accept either. */
-export type DbOrTx = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 /** Posts per feed page (home, everyone, profile). */
 export const FEED_PAGE_SIZE = 20;

@@ -1,5 +1,5 @@
-import { type ProcessedImage, processImage } from "~/features/media/media.server";
-import { isAppError } from "~/lib/errors";
+import { isAppError } from "~/core/errors";
+import { type ProcessedImage, processImage } from "~/features/media/index.server";
 import { type FieldErrors, formStrings, zodFieldErrors } from "~/lib/forms";
 import { readFormData } from "~/lib/multipart.server";
 import type { ComposerValues } from "./components/composer";

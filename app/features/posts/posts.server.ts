@@ -1,11 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { media, posts, profiles } from "~/db/schema";
-import { wakeFanOut } from "~/features/feed/fanout-jobs.server";
-import { fanOutPost, refanOutPost } from "~/features/feed/timeline.server";
-import { type ProcessedImage, storeImage } from "~/features/media/media.server";
-import { kickUnfurlWorker, requestUnfurl } from "~/features/unfurl/unfurl.server";
-import { AppError } from "~/lib/errors";
+import { fanOutPost, refanOutPost, wakeFanOut } from "~/features/feed/index.server";
+import { type ProcessedImage, storeImage } from "~/features/media/index.server";
+import { kickUnfurlWorker, requestUnfurl } from "~/features/unfurl/index.server";
 import { isUuid } from "./constants";
 import { recordSocialEvent } from "./events.server";
 import { mentionedUsernames } from "./note";

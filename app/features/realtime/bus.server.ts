@@ -1,9 +1,8 @@
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import type { DatabaseHandle } from "~/db/client.server";
+import { logger } from "~/core/logger.server";
+import type { DatabaseHandle, DbOrTx } from "~/db/client.server";
 import { logOutageOr } from "~/db/unavailable.server";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
-import { logger } from "~/lib/logger.server";
 
 /**
  * The one broker Soundtrail uses: PostgreSQL's NOTIFY / LISTEN. A change publishes a small

@@ -1,4 +1,6 @@
 import { inArray, sql } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
+import { blockedBetween } from "~/core/visibility.server";
 import { type DatabaseHandle, getDb, rowsOf } from "~/db/client.server";
 import { homeTimeline, posts, profiles, session, user } from "~/db/schema";
 import { logOutageOr } from "~/db/unavailable.server";
@@ -6,9 +8,7 @@ import {
   type NotificationView,
   notificationsAfter,
   unreadCount,
-} from "~/features/notifications/notifications.server";
-import { blockedBetween } from "~/features/posts/visibility.server";
-import { logger } from "~/lib/logger.server";
+} from "~/features/notifications/index.server";
 import { type LiveMessage, type LiveSubscription, subscribeLive } from "./bus.server";
 import { HEARTBEAT_MS, type LiveEvent } from "./protocol";
 

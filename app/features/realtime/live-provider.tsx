@@ -10,8 +10,8 @@ import {
 } from "react";
 import { useFetcher, useLocation, useNavigate } from "react-router";
 import { showToast } from "~/components/ui/toaster";
-import { describeNotification, notificationHref } from "~/features/notifications/describe";
-import type { NotificationView } from "~/features/notifications/types";
+import type { NotificationView } from "~/features/notifications";
+import { describeNotification, notificationHref } from "~/features/notifications";
 import { LiveClient, type LiveStatus } from "./live-client";
 import type { LiveEvent } from "./protocol";
 

@@ -1,4 +1,4 @@
-import type { NotificationView } from "~/features/notifications/types";
+import type { NotificationView } from "~/features/notifications";
 
 /** Spec §9: the server sends a heartbeat every 30 s … */
 export const HEARTBEAT_MS = 30_000;

@@ -1,4 +1,4 @@
-import { isUuid } from "~/features/posts/constants";
+import { isUuid } from "~/features/posts";
 
 /**
  * Keyset cursors of the search lists: the sort values of the last row shown, as base64url JSON.

@@ -1,9 +1,9 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { blockedBetween, canSeePost } from "~/core/visibility.server";
 import { getDb, rowsOf } from "~/db/client.server";
 import { followRequests, follows, posts, profiles } from "~/db/schema";
-import { type Suggestion, suggestPeople } from "~/features/follows/follows.server";
-import type { Audience, PostKind } from "~/features/posts/constants";
-import { blockedBetween, canSeePost } from "~/features/posts/visibility.server";
+import { type Suggestion, suggestPeople } from "~/features/follows/index.server";
+import type { Audience, PostKind } from "~/features/posts";
 import {
   decodeCountCursor,
   decodePostCursor,

@@ -1,9 +1,8 @@
 import { eq } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { user } from "~/db/schema";
-import { getSecurityOverview } from "~/features/auth/two-factor.server";
-import { isPlaceholderEmail } from "~/lib/auth.server";
-import { AppError } from "~/lib/errors";
+import { getSecurityOverview, isPlaceholderEmail } from "~/features/auth/index.server";
 
 export interface AccountOverview {
   email: string | null;

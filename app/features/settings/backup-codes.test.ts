@@ -5,17 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import { account, profiles, session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
-import { signInWithEmail } from "~/features/auth/accounts.server";
-import { hashPassword } from "~/features/auth/password.server";
-import { REAUTH_CODE, REAUTH_PASSWORD } from "~/features/auth/reauth.server";
 import {
   confirmTotpEnrollment,
+  hashPassword,
+  REAUTH_CODE,
+  REAUTH_PASSWORD,
   regenerateBackupCodesWithReauth,
+  resetAuth,
+  signInWithEmail,
   startTotpEnrollment,
   TWO_FACTOR_OFF,
   verifySecondFactor,
-} from "~/features/auth/two-factor.server";
-import { resetAuth } from "~/lib/auth.server";
+} from "~/features/auth/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 
 const PASSWORD = "Blue-Monday-1983";

@@ -1,11 +1,11 @@
 import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
+import { AppError } from "~/core/errors";
+import { logger } from "~/core/logger.server";
 import { getDb } from "~/db/client.server";
 import { dataExports, media, user } from "~/db/schema";
-import { sendMail } from "~/features/mail/mail.server";
-import { renderEmail } from "~/features/mail/render";
+import { renderEmail } from "~/features/mail";
+import { sendMail } from "~/features/mail/index.server";
 import { getEnv } from "~/lib/env.server";
-import { AppError } from "~/lib/errors";
-import { logger } from "~/lib/logger.server";
 import { EXPORT_KEEP_DAYS } from "./constants";
 import { exportPersonData } from "./export.server";
 import { createZip, type ZipEntry } from "./zip.server";

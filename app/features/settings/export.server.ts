@@ -1,4 +1,5 @@
 import { asc, eq } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import {
   blocks,
@@ -11,10 +12,9 @@ import {
   profiles,
   user,
 } from "~/db/schema";
-import { exportConversations } from "~/features/assistant/conversations.server";
-import { getNotificationPreferences } from "~/features/notifications/preferences.server";
+import { exportConversations } from "~/features/assistant/index.server";
+import { getNotificationPreferences } from "~/features/notifications/index.server";
 import { getEnv } from "~/lib/env.server";
-import { AppError } from "~/lib/errors";
 
 /**
  * Everything a person created or chose here, as one JSON-ready object: their profile and

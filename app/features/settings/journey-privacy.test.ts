@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
-import { getJourneySettings } from "~/features/journey/access.server";
+import { getJourneySettings } from "~/features/journey/index.server";
 import { action as privacyAction, loader as privacyLoader } from "~/routes/_app/settings-privacy";
 import { contextFor, outcomeOf, viewerOf } from "../../../tests/support/admin-fixtures";
 import { createTestUser } from "../../../tests/support/factories";

@@ -1,15 +1,15 @@
-import { isSubscribedTo, setEmailPreference } from "~/features/mail/preferences.server";
+import { AppError } from "~/core/errors";
+import { isSubscribedTo, setEmailPreference } from "~/features/mail/index.server";
 import {
   NOTIFICATION_KIND_LABELS,
   NOTIFICATION_KINDS,
   type NotificationKind,
   type NotificationPreference,
-} from "~/features/notifications/kinds";
+} from "~/features/notifications";
 import {
   getNotificationPreferences,
   setNotificationPreference,
-} from "~/features/notifications/preferences.server";
-import { AppError } from "~/lib/errors";
+} from "~/features/notifications/index.server";
 
 export interface NotificationSettings {
   kinds: ({ kind: NotificationKind; label: string } & NotificationPreference)[];

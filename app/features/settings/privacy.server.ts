@@ -1,16 +1,16 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { blocks, listens, profiles } from "~/db/schema";
-import { acceptAllFollowRequests } from "~/features/follows/requests.server";
+import { acceptAllFollowRequests } from "~/features/follows/index.server";
+import { artistKey } from "~/features/journey";
 import {
   getJourneySettings,
   type JourneySettings,
   saveJourneySettings,
-} from "~/features/journey/access.server";
-import { artistKey } from "~/features/journey/normalize";
-import { topArtistShares } from "~/features/journey/taste.server";
-import { AUDIENCES, type Audience } from "~/features/posts/constants";
-import { AppError } from "~/lib/errors";
+  topArtistShares,
+} from "~/features/journey/index.server";
+import { AUDIENCES, type Audience } from "~/features/posts";
 import { HIDDEN_ARTISTS_MAX, type JourneyPrivacyInput, type PrivacyInput } from "./schemas";
 
 export interface PrivacySettings {

@@ -1,25 +1,26 @@
 import { and, eq } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import { describe, expect, it } from "vitest";
+import { isAppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { followRequests, follows, posts, profiles } from "~/db/schema";
-import { blockUser } from "~/features/blocks/blocks.server";
-import { listFeed } from "~/features/feed/feed.server";
-import { followUser, suggestPeople } from "~/features/follows/follows.server";
+import { blockUser } from "~/features/blocks/index.server";
+import { listFeed } from "~/features/feed/index.server";
 import {
   acceptFollowRequest,
   cancelFollowRequest,
   declineFollowRequest,
+  followUser,
   listFollowRequests,
   REQUEST_NOT_FOUND,
-} from "~/features/follows/requests.server";
-import { listNotifications } from "~/features/notifications/notifications.server";
-import { getProfile } from "~/features/people/people.server";
-import { createPost, getPost } from "~/features/posts/posts.server";
-import { postInputSchema } from "~/features/posts/schemas";
-import { searchPeople } from "~/features/search/search.server";
+  suggestPeople,
+} from "~/features/follows/index.server";
+import { listNotifications } from "~/features/notifications/index.server";
+import { getProfile } from "~/features/people/index.server";
+import { postInputSchema } from "~/features/posts";
+import { createPost, getPost } from "~/features/posts/index.server";
+import { searchPeople } from "~/features/search/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
-import { isAppError } from "~/lib/errors";
 import { action as privacyAction, loader as privacyLoader } from "~/routes/_app/settings-privacy";
 import { action as profileAction } from "~/routes/_app/settings-profile";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";

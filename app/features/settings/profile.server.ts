@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import sharp from "sharp";
-import { getDb } from "~/db/client.server";
+import { AppError } from "~/core/errors";
+import { type DbOrTx, getDb } from "~/db/client.server";
 import { media, posts, profiles, user } from "~/db/schema";
-import { isUsernameAvailable, USERNAME_PATTERN } from "~/features/auth/profiles.server";
-import { type ProcessedImage, processImage, storeImage } from "~/features/media/media.server";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
-import { AppError } from "~/lib/errors";
+import { isUsernameAvailable, USERNAME_PATTERN } from "~/features/auth/index.server";
+import { type ProcessedImage, processImage, storeImage } from "~/features/media/index.server";
 import {
   AVATAR_SIDE,
   FAVOURITE_MAX_LENGTH,

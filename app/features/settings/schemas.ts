@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { JOURNEY_AUDIENCE_CHOICES } from "~/features/journey/constants";
-import { AUDIENCES } from "~/features/posts/constants";
+import { JOURNEY_AUDIENCE_CHOICES } from "~/features/journey";
+import { AUDIENCES } from "~/features/posts";
 import {
   BIO_MAX_LENGTH,
   DISPLAY_NAME_MAX_LENGTH,

@@ -1,9 +1,8 @@
 import { and, desc, eq, gt, ne } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { session } from "~/db/schema";
-import { sessionsEnded } from "~/features/auth/accounts.server";
-import { getAuth } from "~/lib/auth.server";
-import { AppError } from "~/lib/errors";
+import { getAuth, sessionsEnded } from "~/features/auth/index.server";
 import { describeUserAgent } from "./user-agent";
 
 export interface SessionSummary {

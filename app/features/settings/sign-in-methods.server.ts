@@ -1,15 +1,17 @@
 import { and, asc, eq, ne } from "drizzle-orm";
-import { getDb } from "~/db/client.server";
+import { type DbOrTx, getDb } from "~/db/client.server";
 import { account, user } from "~/db/schema";
-import { type AuthResult, cookiesOf } from "~/features/auth/accounts.server";
 import {
+  type AuthResult,
+  assertRecentAuth,
   configuredProviders,
+  cookiesOf,
+  getAuth,
+  isPlaceholderEmail,
   OAUTH_LABELS,
   type OAuthProvider,
-} from "~/features/auth/oauth.server";
-import { assertRecentAuth, type ReauthOptions } from "~/features/auth/reauth.server";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
-import { getAuth, isPlaceholderEmail } from "~/lib/auth.server";
+  type ReauthOptions,
+} from "~/features/auth/index.server";
 
 export const LAST_WAY_IN =
   "This is your only way to sign in. Add a password, a confirmed e-mail address or a phone number first.";

@@ -3,10 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import { account, profiles, session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
-import { signInWithEmail } from "~/features/auth/accounts.server";
-import { hashPassword } from "~/features/auth/password.server";
-import { REAUTH_PASSWORD } from "~/features/auth/reauth.server";
-import { PLACEHOLDER_EMAIL_DOMAIN, resetAuth } from "~/lib/auth.server";
+import {
+  hashPassword,
+  PLACEHOLDER_EMAIL_DOMAIN,
+  REAUTH_PASSWORD,
+  resetAuth,
+  signInWithEmail,
+} from "~/features/auth/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import {
   LAST_WAY_IN,

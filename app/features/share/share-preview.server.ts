@@ -1,7 +1,7 @@
-import { postArtUrl, postOpenGraphArtUrl } from "~/features/artwork/cover";
-import { getProfile } from "~/features/people/people.server";
-import { KIND_LABELS } from "~/features/posts/constants";
-import { getPost } from "~/features/posts/posts.server";
+import { postArtUrl, postOpenGraphArtUrl } from "~/features/artwork";
+import { getProfile } from "~/features/people/index.server";
+import { KIND_LABELS } from "~/features/posts";
+import { getPost } from "~/features/posts/index.server";
 import { getEnv } from "~/lib/env.server";
 import type { SharePreview } from "./share-preview";
 

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { logger } from "~/core/logger.server";
 import { getEnv } from "~/lib/env.server";
-import { logger } from "~/lib/logger.server";
 
 export interface SmsMessage {
   /** E.164 phone number, e.g. +4915112345678. */

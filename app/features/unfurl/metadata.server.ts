@@ -1,5 +1,5 @@
-import { type ProcessedImage, processImage } from "~/features/media/media.server";
-import type { RecognizedLink, StreamingService } from "~/features/posts/links";
+import { type ProcessedImage, processImage } from "~/features/media/index.server";
+import type { RecognizedLink, StreamingService } from "~/features/posts";
 import { FetchRefused, type Lookup, safeFetch } from "./safe-fetch.server";
 
 /**

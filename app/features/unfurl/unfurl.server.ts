@@ -1,12 +1,11 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { getDb, rowsOf } from "~/db/client.server";
+import { logger } from "~/core/logger.server";
+import { type DbOrTx, getDb, rowsOf } from "~/db/client.server";
 import { linkUnfurls, posts } from "~/db/schema";
 import { logOutageOr } from "~/db/unavailable.server";
-import { EMBED_ORIGINS, recognizeLink } from "~/features/posts/links";
-import type { DbOrTx } from "~/features/posts/post-cards.server";
-import { publishLive } from "~/features/realtime/bus.server";
+import { EMBED_ORIGINS, recognizeLink } from "~/features/posts";
+import { publishLive } from "~/features/realtime/index.server";
 import { type Env, getEnv } from "~/lib/env.server";
-import { logger } from "~/lib/logger.server";
 import { fetchLinkMetadata, type UnfurlConfig } from "./metadata.server";
 import { FetchRefused } from "./safe-fetch.server";
 

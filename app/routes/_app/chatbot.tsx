@@ -1,4 +1,5 @@
 import { data, redirect } from "react-router";
+import { isAppError, statusForAppError } from "~/core/errors";
 import { ChatScreen } from "~/features/assistant/components/chat-screen";
 import { ASSISTANT_MESSAGE_MAX_LENGTH } from "~/features/assistant/constants";
 import {
@@ -12,11 +13,10 @@ import {
 } from "~/features/assistant/conversations.server";
 import { getAssistantEngine } from "~/features/assistant/engines.server";
 import { chatActionSchema } from "~/features/assistant/schemas";
+import { requireUser } from "~/features/auth/guards.server";
 import { createPost } from "~/features/posts/posts.server";
 import { postInputSchema } from "~/features/posts/schemas";
-import { isAppError, statusForAppError } from "~/lib/errors";
 import { type FieldErrors, formStrings, zodFieldErrors } from "~/lib/forms";
-import { requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/chatbot";
 

@@ -1,7 +1,7 @@
 import { data, Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
 import { confirmEmail } from "~/features/auth/accounts.server";
-import { requireUser } from "~/lib/guards.server";
+import { requireUser } from "~/features/auth/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/confirm-email";
 

@@ -3,6 +3,7 @@ import { data, Link, type ShouldRevalidateFunctionArgs, useNavigation } from "re
 import { ButtonLink } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
 import { PageHeader } from "~/components/ui/page-header";
+import { getViewer, requireUser } from "~/features/auth/guards.server";
 import { FeedList } from "~/features/feed/components/feed-list";
 import { NewPostsNotice, useLiveNewPosts } from "~/features/feed/components/new-posts";
 import { PostSkeleton } from "~/features/feed/components/post-skeleton";
@@ -12,7 +13,6 @@ import { loadDiscovery } from "~/features/people/discovery.server";
 import { Composer } from "~/features/posts/components/composer";
 import { parsePostForm } from "~/features/posts/post-form.server";
 import { createPost } from "~/features/posts/posts.server";
-import { getViewer, requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/feed";

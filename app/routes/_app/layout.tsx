@@ -3,6 +3,7 @@ import { Link, Outlet, useLocation, useMatches, useRouteLoaderData } from "react
 import { AppHeader, type HeaderViewer } from "~/components/layout/app-header";
 import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { SiteFooter } from "~/components/layout/site-footer";
+import { redirectRulesMiddleware } from "~/features/auth/guards.server";
 import {
   UnreadBadge,
   useNotificationsLabel,
@@ -11,7 +12,6 @@ import { LiveStatus } from "~/features/realtime/components/live-status";
 import { LiveProvider } from "~/features/realtime/live-provider";
 import { HeaderSearch } from "~/features/search/components/header-search";
 import { LivePreviews } from "~/features/unfurl/components/live-previews";
-import { redirectRulesMiddleware } from "~/lib/guards.server";
 import { useColorModePreference } from "~/lib/use-color-mode";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/layout";

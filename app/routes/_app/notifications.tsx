@@ -5,6 +5,7 @@ import { Button, buttonClasses } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
 import { PageHeader } from "~/components/ui/page-header";
+import { requireUser } from "~/features/auth/guards.server";
 import { NotificationItem } from "~/features/notifications/components/notification-item";
 import {
   listNotifications,
@@ -15,7 +16,6 @@ import type { NotificationView } from "~/features/notifications/types";
 import { DiscoverPanel } from "~/features/people/components/discover-panel";
 import { loadDiscovery } from "~/features/people/discovery.server";
 import { useLive, useLiveEvents } from "~/features/realtime/live-provider";
-import { requireUser } from "~/lib/guards.server";
 import { usePagedList } from "~/lib/use-paged-list";
 import type { Route } from "./+types/notifications";
 

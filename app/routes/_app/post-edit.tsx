@@ -1,11 +1,11 @@
 import { data, Link } from "react-router";
 import { Icon } from "~/components/ui/icon";
 import { PageHeader } from "~/components/ui/page-header";
+import { isAppError } from "~/core/errors";
+import { requireUser } from "~/features/auth/guards.server";
 import { Composer } from "~/features/posts/components/composer";
 import { parsePostForm } from "~/features/posts/post-form.server";
 import { getOwnPost, updatePost } from "~/features/posts/posts.server";
-import { isAppError } from "~/lib/errors";
-import { requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/post-edit";
 

@@ -2,7 +2,9 @@ import { data, Link, type ShouldRevalidateFunctionArgs } from "react-router";
 import { z } from "zod";
 import { Avatar } from "~/components/ui/avatar";
 import { Icon } from "~/components/ui/icon";
+import { AppError } from "~/core/errors";
 import { postOpenGraphArtUrl } from "~/features/artwork/cover";
+import { getViewer, requireUser } from "~/features/auth/guards.server";
 import {
   addComment,
   deleteComment,
@@ -19,8 +21,6 @@ import { commentInputSchema } from "~/features/posts/schemas";
 import { ReportForm } from "~/features/reports/components/report-form";
 import { respond } from "~/lib/action-response.server";
 import { getEnv } from "~/lib/env.server";
-import { AppError } from "~/lib/errors";
-import { getViewer, requireUser } from "~/lib/guards.server";
 import { loginUrlFor } from "~/lib/redirects";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/post";

@@ -1,9 +1,9 @@
 import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { requireUser } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
 import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
-import { requireUser } from "~/lib/guards.server";
 import type { Route } from "./+types/profile";
 
 export const meta: Route.MetaFunction = ({ data: loaderData }) => [

@@ -1,11 +1,11 @@
 import { type ShouldRevalidateFunctionArgs, useNavigation } from "react-router";
 import { PageHeader } from "~/components/ui/page-header";
+import { requireUser } from "~/features/auth/guards.server";
 import { SearchBox } from "~/features/search/components/search-box";
 import { SearchResults } from "~/features/search/components/search-results";
 import { SearchTabs } from "~/features/search/components/search-tabs";
 import { SEARCH_TYPE_LABELS } from "~/features/search/query";
 import { loadSearchPage } from "~/features/search/search-page.server";
-import { requireUser } from "~/lib/guards.server";
 import type { Route } from "./+types/search";
 
 export const meta: Route.MetaFunction = ({ data }) => [

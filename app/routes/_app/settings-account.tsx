@@ -6,6 +6,7 @@ import {
   requestPhoneChange,
 } from "~/features/auth/account-changes.server";
 import { failureInit } from "~/features/auth/accounts.server";
+import { requireUser } from "~/features/auth/guards.server";
 import { normalizePhone } from "~/features/auth/schemas";
 import { getAccountOverview } from "~/features/settings/account.server";
 import { AccountSettings } from "~/features/settings/components/account-settings";
@@ -16,7 +17,6 @@ import {
   unlinkSignInMethod,
 } from "~/features/settings/sign-in-methods.server";
 import { formStrings } from "~/lib/forms";
-import { requireUser } from "~/lib/guards.server";
 import { flashToastCookie, redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-account";
 

@@ -1,7 +1,7 @@
 import { data } from "react-router";
+import { isAppError } from "~/core/errors";
+import { requireUser } from "~/features/auth/guards.server";
 import { getDataExportFile } from "~/features/settings/export-archive.server";
-import { isAppError } from "~/lib/errors";
-import { requireUser } from "~/lib/guards.server";
 import type { Route } from "./+types/settings-data-archive";
 
 /** `/settings/data/export/:id`: the prepared zip, for its owner only (the mailed link). */

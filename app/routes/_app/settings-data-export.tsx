@@ -1,5 +1,5 @@
+import { requireUser } from "~/features/auth/guards.server";
 import { exportPersonData } from "~/features/settings/export.server";
-import { requireUser } from "~/lib/guards.server";
 import type { Route } from "./+types/settings-data-export";
 
 /** `/settings/data/export`: the signed-in person's own data as a JSON download. */

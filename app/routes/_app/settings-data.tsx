@@ -4,10 +4,10 @@ import { Button, buttonClasses } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Icon } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
+import { requireUser } from "~/features/auth/guards.server";
 import { SectionHeader } from "~/features/settings/components/settings-nav";
 import { EXPORT_KEEP_DAYS } from "~/features/settings/constants";
 import { getLatestDataExport, requestDataExport } from "~/features/settings/export-archive.server";
-import { requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-data";
 

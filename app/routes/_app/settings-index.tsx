@@ -1,5 +1,5 @@
+import { requireUser } from "~/features/auth/guards.server";
 import { SettingsList } from "~/features/settings/components/settings-nav";
-import { requireUser } from "~/lib/guards.server";
 import type { Route } from "./+types/settings-index";
 
 export function loader({ context, request }: Route.LoaderArgs) {

@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { data } from "react-router";
 import { z } from "zod";
+import { isAppError, statusForAppError } from "~/core/errors";
+import { requireUser } from "~/features/auth/guards.server";
 import { ListeningHistorySettings } from "~/features/journey/components/listening-history";
 import {
   cancelListenImport,
@@ -11,8 +13,6 @@ import {
   listListenImports,
 } from "~/features/journey/import.server";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_FILES } from "~/features/journey/import-constants";
-import { isAppError, statusForAppError } from "~/lib/errors";
-import { requireUser } from "~/lib/guards.server";
 import { saveMultipartFiles } from "~/lib/multipart-files.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-listening";

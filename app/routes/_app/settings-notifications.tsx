@@ -1,3 +1,4 @@
+import { requireUser } from "~/features/auth/guards.server";
 import {
   NOTIFICATION_KINDS,
   type NotificationKind,
@@ -8,7 +9,6 @@ import {
   getNotificationSettings,
   saveNotificationSettings,
 } from "~/features/settings/notifications.server";
-import { requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-notifications";
 

@@ -1,4 +1,6 @@
 import { data } from "react-router";
+import { isAppError, statusForAppError } from "~/core/errors";
+import { requireUser } from "~/features/auth/guards.server";
 import { unblockUser } from "~/features/blocks/blocks.server";
 import {
   acceptFollowRequest,
@@ -21,9 +23,7 @@ import {
   privacySchema,
   unhideArtistSchema,
 } from "~/features/settings/schemas";
-import { isAppError, statusForAppError } from "~/lib/errors";
 import { formStrings, zodFieldErrors } from "~/lib/forms";
-import { requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-privacy";
 

@@ -1,4 +1,6 @@
 import { data } from "react-router";
+import { isAppError, statusForAppError } from "~/core/errors";
+import { requireUser } from "~/features/auth/guards.server";
 import { UPLOAD_BODY_MAX_BYTES } from "~/features/posts/constants";
 import { ProfileSettingsForm } from "~/features/settings/components/profile-form";
 import {
@@ -9,9 +11,7 @@ import {
   updateProfile,
 } from "~/features/settings/profile.server";
 import { profileSchema } from "~/features/settings/schemas";
-import { isAppError, statusForAppError } from "~/lib/errors";
 import { formStrings, zodFieldErrors } from "~/lib/forms";
-import { requireUser } from "~/lib/guards.server";
 import { readFormData } from "~/lib/multipart.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-profile";

@@ -1,4 +1,6 @@
 import { data } from "react-router";
+import { isAppError, statusForAppError } from "~/core/errors";
+import { requireUser } from "~/features/auth/guards.server";
 import { ConnectedPlayers } from "~/features/journey/listenbrainz/components/connected-players";
 import {
   createListenTokenSchema,
@@ -10,9 +12,7 @@ import {
   revokeListenToken,
 } from "~/features/journey/listenbrainz/tokens.server";
 import { getEnv } from "~/lib/env.server";
-import { isAppError, statusForAppError } from "~/lib/errors";
 import { formStrings, zodFieldErrors } from "~/lib/forms";
-import { requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-scrobbling";
 

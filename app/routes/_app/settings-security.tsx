@@ -1,7 +1,9 @@
 import { data } from "react-router";
+import { isAppError } from "~/core/errors";
 import { changePassword } from "~/features/auth/account-changes.server";
 import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { SecuritySettings } from "~/features/auth/components/security-settings";
+import { requireUser } from "~/features/auth/guards.server";
 import { formValues } from "~/features/auth/schemas";
 import {
   confirmTotpEnrollment,
@@ -18,8 +20,6 @@ import {
   revokeOtherSessions,
   revokeSession,
 } from "~/features/settings/sessions.server";
-import { isAppError } from "~/lib/errors";
-import { requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-security";
 

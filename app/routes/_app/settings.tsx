@@ -1,8 +1,8 @@
 import { ChevronLeft } from "lucide-react";
 import { Link, Outlet, useLocation } from "react-router";
 import { PageHeader } from "~/components/ui/page-header";
+import { requireUser } from "~/features/auth/guards.server";
 import { SettingsNav } from "~/features/settings/components/settings-nav";
-import { requireUser } from "~/lib/guards.server";
 import type { Route } from "./+types/settings";
 
 /** A side menu next to the section needs the room. */

@@ -1,12 +1,12 @@
 import { data } from "react-router";
+import { isAppError, statusForAppError } from "~/core/errors";
+import { getViewer, requireUser } from "~/features/auth/guards.server";
 import { chapterSchema, saveChapter } from "~/features/journey/chapters.server";
 import { JourneyPage } from "~/features/journey/components/journey-view";
 import { loadJourney } from "~/features/journey/journey-page.server";
 import { postRecap, recapPostSchema } from "~/features/journey/recap.server";
 import { getProfile } from "~/features/people/people.server";
-import { isAppError, statusForAppError } from "~/lib/errors";
 import { formStrings, zodFieldErrors } from "~/lib/forms";
-import { getViewer, requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/user-journey";
 

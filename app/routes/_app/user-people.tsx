@@ -2,12 +2,12 @@ import { data, Link } from "react-router";
 import { buttonClasses } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
+import { getViewer } from "~/features/auth/guards.server";
 import { listPeople, type PeopleList } from "~/features/follows/follows.server";
 import { DiscoverPanel } from "~/features/people/components/discover-panel";
 import { PersonRow } from "~/features/people/components/person-row";
 import { loadDiscovery } from "~/features/people/discovery.server";
 import { getProfile } from "~/features/people/people.server";
-import { getViewer } from "~/lib/guards.server";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/user-people";
 

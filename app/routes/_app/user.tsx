@@ -1,10 +1,10 @@
 import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { getViewer } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
 import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
 import { getEnv } from "~/lib/env.server";
-import { getViewer } from "~/lib/guards.server";
 import type { Route } from "./+types/user";
 
 export const meta: Route.MetaFunction = ({ data: loaderData }) => {

@@ -3,7 +3,7 @@ import { Outlet } from "react-router";
 import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
 import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { Logo } from "~/components/layout/logo";
-import { redirectRulesMiddleware } from "~/lib/guards.server";
+import { redirectRulesMiddleware } from "~/features/auth/guards.server";
 import { useColorModePreference } from "~/lib/use-color-mode";
 import type { Route } from "./+types/layout";
 

@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
 import { signOut } from "~/features/auth/accounts.server";
-import { getViewer } from "~/lib/guards.server";
+import { getViewer } from "~/features/auth/guards.server";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/logout";
 

@@ -9,9 +9,9 @@ import {
   NewPasswordField,
   UsernameField,
 } from "~/features/auth/components/account-fields";
+import { requireUser } from "~/features/auth/guards.server";
 import { upgradeGuest } from "~/features/auth/guest.server";
 import { fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
-import { requireUser } from "~/lib/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/upgrade";
 

@@ -5,7 +5,7 @@ import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { Logo } from "~/components/layout/logo";
 import { SiteFooter } from "~/components/layout/site-footer";
 import { ButtonLink } from "~/components/ui/button";
-import { redirectRulesMiddleware } from "~/lib/guards.server";
+import { redirectRulesMiddleware } from "~/features/auth/guards.server";
 import { useColorModePreference } from "~/lib/use-color-mode";
 import type { Route } from "./+types/layout";
 

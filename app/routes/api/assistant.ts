@@ -1,10 +1,10 @@
 import { data } from "react-router";
 import { z } from "zod";
+import { isAppError, statusForAppError } from "~/core/errors";
 import { runTurn, startTurn } from "~/features/assistant/conversations.server";
 import { getAssistantEngine } from "~/features/assistant/engines.server";
 import { type AssistantStreamEvent, encodeStreamEvent } from "~/features/assistant/stream-protocol";
-import { isAppError, statusForAppError } from "~/lib/errors";
-import { getViewer } from "~/lib/guards.server";
+import { getViewer } from "~/features/auth/guards.server";
 import type { Route } from "./+types/assistant";
 
 const schema = z.object({

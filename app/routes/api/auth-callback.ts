@@ -1,4 +1,4 @@
-import { getAuth } from "~/lib/auth.server";
+import { getAuth } from "~/features/auth/better-auth.server";
 import type { Route } from "./+types/auth-callback";
 
 /**

@@ -1,8 +1,8 @@
 import { data, redirect } from "react-router";
 import { z } from "zod";
+import { getViewer } from "~/features/auth/guards.server";
 import { blockUser, unblockUser } from "~/features/blocks/blocks.server";
 import { respond, returnPath } from "~/lib/action-response.server";
-import { getViewer } from "~/lib/guards.server";
 import { loginUrlFor } from "~/lib/redirects";
 import type { Route } from "./+types/block";
 

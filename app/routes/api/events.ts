@@ -1,8 +1,8 @@
 import { data } from "react-router";
+import { getViewer } from "~/features/auth/guards.server";
 import { latestNotificationSeq } from "~/features/notifications/notifications.server";
 import { getLiveHub, type LiveStream } from "~/features/realtime/hub.server";
 import { sessionIdContext } from "~/lib/context.server";
-import { getViewer } from "~/lib/guards.server";
 import type { Route } from "./+types/events";
 
 /** A notification `seq` from the `Last-Event-ID` header or `?after=`, when it is one. */

@@ -1,6 +1,6 @@
 import { data } from "react-router";
+import { getViewer } from "~/features/auth/guards.server";
 import { listFeed, parseFeedTab } from "~/features/feed/feed.server";
-import { getViewer } from "~/lib/guards.server";
 import type { Route } from "./+types/feed";
 
 /**

@@ -1,7 +1,7 @@
 import { data } from "react-router";
 import { z } from "zod";
+import { getViewer } from "~/features/auth/guards.server";
 import { SUGGEST_FIELDS, suggestMusic } from "~/features/posts/posts.server";
-import { getViewer } from "~/lib/guards.server";
 import type { Route } from "./+types/music-suggest";
 
 const schema = z.object({ field: z.enum(SUGGEST_FIELDS), q: z.string().max(100).default("") });

@@ -1,10 +1,10 @@
 import { data, redirect } from "react-router";
 import { z } from "zod";
+import { AppError } from "~/core/errors";
+import { getViewer } from "~/features/auth/guards.server";
 import { reportInputSchema } from "~/features/posts/schemas";
 import { reportComment, reportPost } from "~/features/reports/reports.server";
 import { respond, returnPath } from "~/lib/action-response.server";
-import { AppError } from "~/lib/errors";
-import { getViewer } from "~/lib/guards.server";
 import { loginUrlFor } from "~/lib/redirects";
 import type { Route } from "./+types/report";
 

@@ -3,7 +3,7 @@ import { sendEmailBatch } from "~/features/admin/email.server";
 import { AdminError } from "~/features/admin/errors";
 import { MAX_BATCH_REQUEST_BYTES } from "~/features/admin/limits";
 import { describeIssues, sendEmailBatchSchema } from "~/features/admin/schemas";
-import { requireAdminApi } from "~/lib/guards.server";
+import { requireAdminApi } from "~/features/auth/guards.server";
 import type { Route } from "./+types/send-email-batch";
 
 export function loader() {

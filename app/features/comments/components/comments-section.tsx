@@ -1,13 +1,12 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { Link, useFetcher, useLocation, useSearchParams } from "react-router";
+import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
 import { Avatar } from "~/components/ui/avatar";
 import { Button, ButtonLink, buttonClasses } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
-import { NoteText } from "~/features/posts/components/note-text";
-import { COMMENT_MAX_LENGTH } from "~/features/posts/constants";
-import { ReportForm } from "~/features/reports/components/report-form";
-import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
+import { COMMENT_MAX_LENGTH, NoteText } from "~/features/posts";
+import { ReportForm } from "~/features/reports";
 import type { CommentData, CommentThreadData } from "../comments.server";
 
 type CommentOutcome = FetcherOutcome<{ commentId?: string; deleted?: boolean }>;

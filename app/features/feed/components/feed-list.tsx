@@ -2,7 +2,8 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { buttonClasses } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
-import { PostCard, type PostCardData } from "~/features/posts/components/post-card";
+import { PostCard } from "~/features/posts";
+import type { PostCardData } from "~/features/posts/index.server";
 import { usePagedList } from "~/lib/use-paged-list";
 import { PostSkeleton } from "./post-skeleton";
 

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { useFetcher, useRevalidator } from "react-router";
 import { Icon } from "~/components/ui/icon";
-import type { PostCardData } from "~/features/posts/components/post-card";
-import { useLiveEvents } from "~/features/realtime/live-provider";
+import type { PostCardData } from "~/features/posts/index.server";
+import { useLiveEvents } from "~/features/realtime";
 import type { FeedTab } from "../feed.server";
 
 /**

@@ -1,8 +1,8 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
+import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
 import { buttonClasses } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
-import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
 
 type FollowState = { following: boolean; requested: boolean; followerCount: number };
 type FollowOutcome = FetcherOutcome<FollowState>;

@@ -2,7 +2,7 @@ import { lazy, type ReactNode, Suspense, useEffect, useId, useState } from "reac
 import { Form, Link } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Cover } from "~/features/artwork/components/cover";
+import { Cover } from "~/features/artwork";
 import { cn } from "~/lib/utils";
 import type { JourneyView as JourneyViewData } from "../journey-page.server";
 import { JOURNEY_PERIODS, PERIOD_LABELS, periodSearch } from "../period";

@@ -4,7 +4,7 @@ import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { RelativeTime } from "~/components/ui/relative-time";
 import type { ListenImportSummary } from "~/db/schema/listens";
-import { SectionHeader } from "~/features/settings/components/settings-nav";
+import { SectionHeader } from "~/features/settings";
 import { IMPORT_ACCEPT, IMPORT_MAX_BYTES } from "../import-constants";
 import type { ListenImportView } from "../import-types";
 

@@ -3,7 +3,7 @@ import { Form, Link, useNavigation } from "react-router";
 import { Button, buttonClasses } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import type { JourneyAudience } from "~/db/schema";
-import { AUDIENCE_LABELS, AUDIENCES } from "~/features/posts/constants";
+import { AUDIENCE_LABELS, AUDIENCES } from "~/features/posts";
 import type { Chapter } from "../chapters.server";
 import { periodSearch, type ResolvedPeriod } from "../period";
 import { formatDay } from "./format";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createZip } from "~/features/settings/zip.server";
+import { createZip } from "~/features/settings/index.server";
 import { artistKey, titleKey } from "../normalize";
 import { parseLastfmDate } from "./lastfm.server";
 import {

@@ -1,6 +1,6 @@
-import { hitRateLimit, type RateLimitRule } from "~/features/rate-limit/rate-limit.server";
+import { logger } from "~/core/logger.server";
+import { hitRateLimit, type RateLimitRule } from "~/core/rate-limit/rate-limit.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
-import { logger } from "~/lib/logger.server";
 import { clearPlayingNowFor, recordListens, recordPlayingNow } from "./listens.server";
 import { findListenTokenOwner, type ListenTokenOwner } from "./tokens.server";
 import { MAX_LISTEN_PAYLOAD_SIZE, PAYLOAD_TOO_LARGE, validateSubmission } from "./validate";

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { listenTokens, user } from "~/db/schema";
-import { AppError } from "~/lib/errors";
 import { MAX_ACTIVE_LISTEN_TOKENS } from "./schemas";
 
 /** The SHA-256 of a token, as stored: the token itself is never kept. */

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
+import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
 import { Icon } from "~/components/ui/icon";
-import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
 
 type LikeOutcome = FetcherOutcome<{ liked: boolean; likeCount: number }>;
 

@@ -1,4 +1,4 @@
-import { useLive } from "~/features/realtime/live-provider";
+import { useLive } from "~/features/realtime";
 
 export function unreadText(unread: number): string | null {
   if (unread <= 0) return null;

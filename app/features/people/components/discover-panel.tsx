@@ -1,5 +1,5 @@
 import { Icon } from "~/components/ui/icon";
-import { TrendingArtistList } from "~/features/search/components/trending-artists";
+import { TrendingArtistList } from "~/features/search";
 import type { Discovery } from "../discovery.server";
 import { FollowSuggestions } from "./suggestions";
 

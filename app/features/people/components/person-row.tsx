@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
-import { FollowButton } from "~/features/follows/components/follow-button";
-import type { PersonSummary } from "~/features/follows/follows.server";
+import { FollowButton } from "~/features/follows";
+import type { PersonSummary } from "~/features/follows/index.server";
 
 /** A person in a list: avatar, names, why/bio, relationship badges and a follow button. */
 export function PersonRow({

@@ -1,16 +1,16 @@
 import { type ReactNode, useRef } from "react";
 import { Link, useFetcher, useLocation } from "react-router";
+import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
 import { Avatar } from "~/components/ui/avatar";
 import { ButtonLink } from "~/components/ui/button";
 import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
-import { Cover } from "~/features/artwork/components/cover";
-import { FeedList } from "~/features/feed/components/feed-list";
-import { FollowButton } from "~/features/follows/components/follow-button";
-import { NowPlaying } from "~/features/journey/now-playing";
-import { NoteText } from "~/features/posts/components/note-text";
-import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
+import { Cover } from "~/features/artwork";
+import { FeedList } from "~/features/feed";
+import { FollowButton } from "~/features/follows";
+import { NowPlaying } from "~/features/journey";
+import { NoteText } from "~/features/posts";
 import type { ProfilePageData } from "../profile-page.server";
 
 function Count({ to, value, label }: { to?: string; value: number; label: string }) {

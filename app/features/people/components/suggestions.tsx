@@ -1,5 +1,5 @@
 import { Icon } from "~/components/ui/icon";
-import type { Suggestion } from "~/features/follows/follows.server";
+import type { Suggestion } from "~/features/follows/index.server";
 import { PersonRow } from "./person-row";
 
 /** "People to follow", with the reason for each suggestion. */

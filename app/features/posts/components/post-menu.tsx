@@ -2,7 +2,7 @@ import { useRef, useState } from "react";
 import { Form, Link } from "react-router";
 import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { Icon } from "~/components/ui/icon";
-import { ReportForm } from "~/features/reports/components/report-form";
+import { ReportForm } from "~/features/reports";
 
 const itemClass =
   "flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm hover:bg-muted focus-visible:bg-muted";

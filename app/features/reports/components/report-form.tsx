@@ -1,9 +1,9 @@
 import { useId } from "react";
 import { useFetcher, useLocation } from "react-router";
+import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
 import { Button } from "~/components/ui/button";
 import { showToast } from "~/components/ui/toaster";
-import { REPORT_REASON_KEYS, REPORT_REASON_LABELS } from "~/features/posts/constants";
-import { type FetcherOutcome, useFetcherOutcome } from "~/lib/use-fetcher-outcome";
+import { REPORT_REASON_KEYS, REPORT_REASON_LABELS } from "~/features/posts";
 
 /** Report a post or a comment: a reason, optional details; stored for the admin area. */
 export function ReportForm({

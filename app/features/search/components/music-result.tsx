@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 import type { IconName } from "~/components/ui/icon";
-import { Cover } from "~/features/artwork/components/cover";
+import { Cover } from "~/features/artwork";
 import { type MusicSection, searchHref } from "../query";
 import type { MusicResult } from "../search.server";
 import { Highlighted } from "./highlighted";

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
-import { FollowButton } from "~/features/follows/components/follow-button";
+import { FollowButton } from "~/features/follows";
 import type { PersonResult } from "../search.server";
 import { Highlighted } from "./highlighted";
 

@@ -2,12 +2,7 @@ import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
-import {
-  AUDIENCE_LABELS,
-  type Audience,
-  KIND_LABELS,
-  type PostKind,
-} from "~/features/posts/constants";
+import { AUDIENCE_LABELS, type Audience, KIND_LABELS, type PostKind } from "~/features/posts";
 import { excerpt } from "../highlight";
 import { searchHref } from "../query";
 import type { PostResult } from "../search.server";

@@ -2,8 +2,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
-import { DiscoverPanel } from "~/features/people/components/discover-panel";
-import { FollowSuggestions } from "~/features/people/components/suggestions";
+import { DiscoverPanel, FollowSuggestions } from "~/features/people";
 import { cn } from "~/lib/utils";
 import {
   MUSIC_SECTION_LABELS,

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { Cover } from "~/features/artwork/components/cover";
+import { Cover } from "~/features/artwork";
 import { cn } from "~/lib/utils";
 import { searchHref } from "../query";
 import type { TrendingArtist } from "../search.server";

@@ -7,7 +7,7 @@ import {
   JOURNEY_AUDIENCE_CHOICES,
   JOURNEY_AUDIENCE_HINTS,
   JOURNEY_AUDIENCE_LABELS,
-} from "~/features/journey/constants";
+} from "~/features/journey";
 import type { JourneyPrivacy } from "../privacy.server";
 import type { PrivacyFormResult } from "./privacy-form";
 import { SectionHeader } from "./settings-nav";

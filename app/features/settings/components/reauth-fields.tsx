@@ -1,4 +1,4 @@
-import { CodeField, CurrentPasswordField } from "~/features/auth/components/account-fields";
+import { CodeField, CurrentPasswordField } from "~/features/auth";
 
 /**
  * The password and/or authenticator code a sensitive change asks for when the sign-in is not

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { useFetchers, useNavigation, useRevalidator } from "react-router";
-import { useLiveEvents } from "~/features/realtime/live-provider";
+import { useLiveEvents } from "~/features/realtime";
 
 /**
  * Fills in link previews live: when the preview of a post on this page is ready (the `unfurl`

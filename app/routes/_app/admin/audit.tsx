@@ -6,7 +6,7 @@ import { LOAD_ERRORS } from "~/features/admin/errors";
 import { formatDateTime } from "~/features/admin/format";
 import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData } from "~/features/admin/route-helpers.server";
-import { requireAdmin } from "~/lib/guards.server";
+import { requireAdmin } from "~/features/auth/guards.server";
 import type { Route } from "./+types/audit";
 
 export const meta: Route.MetaFunction = () => [{ title: "Audit log · Admin · Soundtrail" }];

@@ -11,7 +11,7 @@ import { formatDateTime } from "~/features/admin/format";
 import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.server";
 import { deleteCommentSchema, formErrors } from "~/features/admin/schemas";
-import { requireAdmin, requireAdminApi } from "~/lib/guards.server";
+import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
 import type { Route } from "./+types/comments";
 
 export const meta: Route.MetaFunction = () => [{ title: "Comments · Admin · Soundtrail" }];

@@ -23,7 +23,7 @@ import { formatDateTime } from "~/features/admin/format";
 import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData } from "~/features/admin/route-helpers.server";
 import { campaignSchema, formErrors } from "~/features/admin/schemas";
-import { requireAdmin, requireAdminApi } from "~/lib/guards.server";
+import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
 import type { Route } from "./+types/email";
 
 export const meta: Route.MetaFunction = () => [{ title: "Bulk e-mail · Admin · Soundtrail" }];

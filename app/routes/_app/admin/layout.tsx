@@ -1,7 +1,7 @@
 import { Outlet } from "react-router";
 import { PageHeader } from "~/components/ui/page-header";
 import { AdminNav } from "~/features/admin/components/admin-nav";
-import { requireAdmin } from "~/lib/guards.server";
+import { requireAdmin } from "~/features/auth/guards.server";
 import type { Route } from "./+types/layout";
 
 /** The admin area is wide: its tables need the room. */

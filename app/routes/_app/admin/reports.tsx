@@ -11,7 +11,7 @@ import { parsePageParam } from "~/features/admin/paging";
 import { deleteReportedContent, listReports, resolveReport } from "~/features/admin/reports.server";
 import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.server";
 import { formErrors, reportActionSchema } from "~/features/admin/schemas";
-import { requireAdmin, requireAdminApi } from "~/lib/guards.server";
+import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/reports";
 

@@ -6,7 +6,7 @@ import { LOAD_ERRORS } from "~/features/admin/errors";
 import { formatCount } from "~/features/admin/format";
 import { loadAdminData } from "~/features/admin/route-helpers.server";
 import { getStatistics } from "~/features/admin/statistics.server";
-import { requireAdmin } from "~/lib/guards.server";
+import { requireAdmin } from "~/features/auth/guards.server";
 import type { Route } from "./+types/statistics";
 
 export const meta: Route.MetaFunction = () => [{ title: "Statistics · Admin · Soundtrail" }];

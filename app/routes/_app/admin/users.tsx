@@ -13,7 +13,7 @@ import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.server";
 import { formErrors, userActionSchema } from "~/features/admin/schemas";
 import { banUser, listUsers, setUserAdmin, unbanUser } from "~/features/admin/users.server";
-import { requireAdmin, requireAdminApi } from "~/lib/guards.server";
+import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
 import type { Route } from "./+types/users";
 
 export const meta: Route.MetaFunction = () => [{ title: "Users · Admin · Soundtrail" }];

@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { getDatabase, rowsOf } from "~/db/client.server";
-import { getLiveHub } from "~/features/realtime/hub.server";
 
 /*
  * What `/metrics` reports (Prometheus text format, prom-client), per instance: requests and
@@ -12,6 +11,12 @@ import { getLiveHub } from "~/features/realtime/hub.server";
  */
 
 export const registry = new Registry();
+
+/** How many live streams this instance has open; the app wires in its live hub at boot. */
+let liveStreamCount: () => number = () => 0;
+export function countLiveStreamsWith(count: () => number): void {
+  liveStreamCount = count;
+}
 registry.setDefaultLabels({ service: "soundtrail" });
 collectDefaultMetrics({ register: registry, prefix: "soundtrail_" });
 
@@ -51,7 +56,7 @@ new Gauge({
   help: "Live event streams (Server-Sent Events) open on this instance.",
   registers: [registry],
   collect() {
-    this.set(getLiveHub()?.size ?? 0);
+    this.set(liveStreamCount());
   },
 });
 

@@ -4,8 +4,8 @@ import { getDb } from "~/db/client.server";
 import { verifyPassword } from "~/features/auth/password.server";
 import { listFeed } from "~/features/feed/feed.server";
 import { getProfile } from "~/features/people/people.server";
-import { withTestDatabase } from "../../tests/support/test-database";
-import { SEED_PASSWORD, seedDatabase, seedUuid } from "./seed";
+import { withTestDatabase } from "../tests/support/test-database";
+import { SEED_PASSWORD, seedDatabase, seedUuid } from "./seed.server";
 
 withTestDatabase();
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import { logger } from "../lib/logger.server";
-import { observeMaintenance } from "../lib/metrics.server";
-import { type Database, type DatabaseHandle, rowsOf } from "./client.server";
+import { type Database, type DatabaseHandle, rowsOf } from "~/db/client.server";
+import { logger } from "./logger.server";
+import { observeMaintenance } from "./metrics.server";
 
 /*
  * Maintenance of the database (docs/decisions/019-embedded-maintenance.md). PGlite runs no

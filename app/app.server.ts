@@ -1,4 +1,7 @@
 import path from "node:path";
+import { logger } from "~/core/logger.server";
+import { startMaintenance, stopMaintenance } from "~/core/maintenance.server";
+import { countLiveStreamsWith } from "~/core/metrics.server";
 import {
   type DatabaseHandle,
   getDatabase,
@@ -6,16 +9,14 @@ import {
   pingDatabase,
   setDatabase,
 } from "~/db/client.server";
-import { startMaintenance, stopMaintenance } from "~/db/maintenance.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { startFanOutWorker, stopFanOutWorker } from "~/features/feed/fanout-jobs.server";
 import { startListenImportWorker, stopListenImportWorker } from "~/features/journey/import.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
 import { startUnfurlWorker, stopUnfurlWorker } from "~/features/unfurl/unfurl.server";
-import { settleAfterResponse } from "./after-response.server";
-import { getEnv, resolveAuthSecret } from "./env.server";
-import { logger } from "./logger.server";
+import { settleAfterResponse } from "~/lib/after-response.server";
+import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 
 let booting: Promise<DatabaseHandle> | undefined;
 
@@ -34,6 +35,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     await migrateDatabase(handle);
     setDatabase(handle);
     await startLiveHub(handle);
+    countLiveStreamsWith(() => getLiveHub()?.size ?? 0);
     startMailWorker();
     startListenImportWorker();
     startFanOutWorker();

@@ -7,10 +7,10 @@ import { listFeed, listProfilePosts } from "~/features/feed/feed.server";
 import { followUser } from "~/features/follows/follows.server";
 import { likePost } from "~/features/likes/likes.server";
 import { getProfile } from "~/features/people/people.server";
-import { createTestUser, type TestUser } from "../../../tests/support/factories";
-import { createTestPost } from "../../../tests/support/social-factories";
-import { AUDIENCES, type Audience } from "./constants";
-import { getPost } from "./posts.server";
+import { AUDIENCES, type Audience } from "~/features/posts/constants";
+import { getPost } from "~/features/posts/posts.server";
+import { createTestUser, type TestUser } from "../../tests/support/factories";
+import { createTestPost } from "../../tests/support/social-factories";
 
 type ViewerKind = "signed out" | "stranger" | "follower" | "author" | "blocked user" | "admin";
 const VIEWERS: ViewerKind[] = [

@@ -1,10 +1,10 @@
 import { data, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
-import { getViewerFromHeaders } from "~/features/auth/accounts.server";
-import { verifyAdminAccess } from "~/features/auth/admin-role.server";
-import { getViewerFromBearer, hasBearer } from "~/features/auth-api/bearer.server";
-import { bootstrap } from "./app.server";
-import { sessionIdContext, type Viewer, viewerContext } from "./context.server";
-import { decideRedirect, loginUrlFor } from "./redirects";
+import { bootstrap } from "~/app.server";
+import { getViewerFromBearer, hasBearer } from "~/features/auth-api/index.server";
+import { sessionIdContext, type Viewer, viewerContext } from "~/lib/context.server";
+import { decideRedirect, loginUrlFor } from "~/lib/redirects";
+import { getViewerFromHeaders } from "./accounts.server";
+import { verifyAdminAccess } from "./admin-role.server";
 
 type Ctx = Readonly<RouterContextProvider>;
 

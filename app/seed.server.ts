@@ -9,12 +9,8 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import sharp from "sharp";
-import { hashPassword } from "~/features/auth/password.server";
-import { artistKey, titleKey } from "~/features/journey/normalize";
-import { MOODS } from "~/features/posts/constants";
-import { getEnv } from "~/lib/env.server";
-import { type Database, getDb, openDatabase, setDatabase } from "./client.server";
-import { migrateDatabase } from "./migrate.server";
+import { type Database, getDb, openDatabase, setDatabase } from "~/db/client.server";
+import { migrateDatabase } from "~/db/migrate.server";
 import {
   account,
   comments,
@@ -26,7 +22,7 @@ import {
   posts,
   profiles,
   user,
-} from "./schema";
+} from "~/db/schema";
 import {
   COMMENT_TEMPLATES,
   NOTE_TEMPLATES,
@@ -34,7 +30,11 @@ import {
   SEED_PEOPLE,
   type SeedPerson,
   TAGS,
-} from "./seed-data";
+} from "~/db/seed-data";
+import { hashPassword } from "~/features/auth/password.server";
+import { artistKey, titleKey } from "~/features/journey/normalize";
+import { MOODS } from "~/features/posts/constants";
+import { getEnv } from "~/lib/env.server";
 
 /** The password of every seeded account (documented in the README). */
 export const SEED_PASSWORD = "Soundtrail-demo-2025";

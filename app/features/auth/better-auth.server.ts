@@ -4,23 +4,19 @@ import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { APIError } from "better-auth/api";
 import { anonymous, emailOTP, phoneNumber, twoFactor } from "better-auth/plugins";
 import { eq } from "drizzle-orm";
+import { logger } from "~/core/logger.server";
 import { getDb } from "~/db/client.server";
 import * as schema from "~/db/schema";
 import { isDatabaseUnavailable, logDatabaseUnavailable } from "~/db/unavailable.server";
-import { setAdminRole } from "~/features/auth/admin-role.server";
-import { consumeCode } from "~/features/auth/one-time-codes.server";
-import { hashPassword, verifyPassword } from "~/features/auth/password.server";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "~/features/auth/password-policy.server";
-import {
-  createProfile,
-  isUsernameAvailable,
-  USERNAME_PATTERN,
-} from "~/features/auth/profiles.server";
-import { sendMail } from "~/features/mail/mail.server";
-import { renderEmail } from "~/features/mail/render";
-import { CLIENT_IP_HEADER } from "./client-ip";
-import { getEnv, resolveAuthSecret } from "./env.server";
-import { logger } from "./logger.server";
+import { renderEmail } from "~/features/mail";
+import { sendMail } from "~/features/mail/index.server";
+import { CLIENT_IP_HEADER } from "~/lib/client-ip";
+import { getEnv, resolveAuthSecret } from "~/lib/env.server";
+import { setAdminRole } from "./admin-role.server";
+import { consumeCode } from "./one-time-codes.server";
+import { hashPassword, verifyPassword } from "./password.server";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./password-policy.server";
+import { createProfile, isUsernameAvailable, USERNAME_PATTERN } from "./profiles.server";
 
 /** Spec §9: 400 days. */
 export const SESSION_MAX_AGE_S = 400 * 24 * 60 * 60;

@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase, rowsOf } from "./client.server";
+import { type DatabaseHandle, openDatabase, rowsOf } from "~/db/client.server";
+import { migrateDatabase } from "~/db/migrate.server";
 import {
   type MaintenanceReport,
   type MaintenanceStep,
   PURGE_BATCH,
   runMaintenance,
 } from "./maintenance.server";
-import { migrateDatabase } from "./migrate.server";
 
 /*
  * Maintenance of the embedded database on a data set with many dead rows: expired sessions,

@@ -1,0 +1,2 @@
+/** The auth-api feature's public server entry: what other features may import (docs/architecture.md). */
+export * from "./bearer.server";

@@ -1,0 +1,4 @@
+/** The feed feature's public server entry: what other features may import (docs/architecture.md). */
+export * from "./fanout-jobs.server";
+export * from "./feed.server";
+export * from "./timeline.server";

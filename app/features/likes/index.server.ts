@@ -1,0 +1,2 @@
+/** The likes feature's public server entry: what other features may import (docs/architecture.md). */
+export * from "./likes.server";

@@ -1,0 +1,2 @@
+/** The search feature's public server entry: what other features may import (docs/architecture.md). */
+export * from "./search.server";

@@ -1,0 +1,2 @@
+/** The settings feature's public entry: what other features may import (docs/architecture.md). */
+export * from "./components/settings-nav";
