@@ -10,7 +10,7 @@ import { account } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import { getAuth, resetAuth } from "~/features/auth/better-auth.server";
 import { hashPassword } from "~/features/auth/password.server";
-import { notificationsAfter } from "~/features/notifications/notifications.server";
+import { notificationsAfter } from "~/features/notifications/inbox.server";
 import type { NotificationView } from "~/features/notifications/types";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { createTestUser, type TestUser } from "../tests/support/factories";

@@ -1,7 +1,7 @@
 import { count, desc, eq } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { comments, posts, profiles } from "~/db/schema";
-import { recordSocialEvent } from "~/features/posts/index.server";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
 import { AdminError } from "./errors";

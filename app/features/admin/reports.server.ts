@@ -2,7 +2,7 @@ import { and, count, desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { getDb } from "~/db/client.server";
 import { comments, media, posts, profiles, type ReportStatus, reports } from "~/db/schema";
-import { recordSocialEvent } from "~/features/posts/index.server";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
 import { AdminError } from "./errors";

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { shownName } from "~/core/person";
 import { canSeePost } from "~/core/visibility.server";
 import { getDb, rowsOf } from "~/db/client.server";
 import { follows, journeySettings, listens, posts, profiles } from "~/db/schema";
@@ -65,7 +66,7 @@ function fromSearch(post: PostResult): PostRef {
     createdAt: post.createdAt,
     author: {
       username: post.author.username,
-      displayName: post.author.displayName || post.author.username,
+      displayName: shownName(post.author),
     },
   };
 }

@@ -1,6 +1,7 @@
 import { APIError } from "better-auth/api";
 import { eq, sql } from "drizzle-orm";
 import { logger } from "~/core/logger.server";
+import { shownName } from "~/core/person";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { notifications, profiles, user as userTable } from "~/db/schema";
@@ -379,7 +380,7 @@ export async function loadViewer(userId: string): Promise<Viewer | null> {
   return {
     id: userId,
     username: profile.username,
-    displayName: profile.displayName || profile.username,
+    displayName: shownName(profile),
     avatarUrl: profile.avatarUrl,
     isAdmin: profile.roles.includes("admin"),
     isGuest: profile.isAnonymous === true,

@@ -3,7 +3,7 @@ import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { blocks, followRequests, follows, profiles } from "~/db/schema";
 import { removeAuthorFromTimeline } from "~/features/feed/index.server";
-import { recordSocialEvent } from "~/features/posts/index.server";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 
 export const CANNOT_BLOCK_SELF = "You cannot block yourself.";
 

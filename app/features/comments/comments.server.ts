@@ -1,10 +1,12 @@
 import { and, asc, desc, eq, inArray, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { shownName } from "~/core/person";
 import { blockedBetween, canSeePost } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { comments, posts, profiles } from "~/db/schema";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 import { isUuid, mentionedUsernames } from "~/features/posts";
-import { POST_NOT_FOUND, recordSocialEvent } from "~/features/posts/index.server";
+import { POST_NOT_FOUND } from "~/features/posts/index.server";
 
 /** Spec §9: comments come 12 at a time. */
 export const COMMENTS_PAGE_SIZE = 12;
@@ -111,7 +113,7 @@ function toCommentData(r: CommentRow, viewerId: string | null): CommentData {
     author: {
       id: r.authorId,
       username: r.username,
-      displayName: r.displayName || r.username,
+      displayName: shownName(r),
       avatarUrl: r.avatarUrl,
     },
     isOwn: r.authorId === viewerId,

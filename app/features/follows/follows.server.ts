@@ -1,10 +1,12 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { withShownName } from "~/core/person";
+import { personColumns } from "~/core/person.server";
 import { blockedBetween } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { blocks, followRequests, follows, posts, profiles } from "~/db/schema";
 import { backfillTimeline, removeAuthorFromTimeline } from "~/features/feed/index.server";
-import { recordSocialEvent } from "~/features/posts/index.server";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 
 export const CANNOT_FOLLOW_SELF = "You cannot follow yourself.";
 export const CANNOT_FOLLOW_BLOCKED = "You cannot follow this person.";
@@ -129,10 +131,7 @@ export const PEOPLE_PAGE_SIZE = 30;
 
 function personFields(viewerId: string | null) {
   return {
-    id: profiles.userId,
-    username: profiles.username,
-    displayName: profiles.displayName,
-    avatarUrl: profiles.avatarUrl,
+    ...personColumns,
     bio: profiles.bio,
     isFollowed: viewerId
       ? sql<boolean>`exists (select 1 from ${follows} f2 where f2.follower_id = ${viewerId} and f2.followee_id = ${profiles.userId})`
@@ -159,8 +158,7 @@ function toPerson(r: {
   requiresApproval: boolean;
 }): PersonSummary {
   return {
-    ...r,
-    displayName: r.displayName || r.username,
+    ...withShownName(r),
     isFollowed: Boolean(r.isFollowed),
     followsViewer: Boolean(r.followsViewer),
     isRequested: Boolean(r.isRequested),

@@ -1,10 +1,12 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { withShownName } from "~/core/person";
+import { personColumns } from "~/core/person.server";
 import { blockedBetween } from "~/core/visibility.server";
 import { type DbOrTx, getDb } from "~/db/client.server";
 import { followRequests, follows, profiles } from "~/db/schema";
 import { backfillTimeline } from "~/features/feed/index.server";
-import { recordSocialEvent } from "~/features/posts/index.server";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 
 export const REQUEST_NOT_FOUND = "This follow request is no longer waiting.";
 /** Requests per page of the list in privacy settings. */
@@ -37,10 +39,7 @@ export async function listFollowRequests(options: {
   const [rows, [count]] = await Promise.all([
     db
       .select({
-        id: profiles.userId,
-        username: profiles.username,
-        displayName: profiles.displayName,
-        avatarUrl: profiles.avatarUrl,
+        ...personColumns,
         requestedAt: followRequests.createdAt,
       })
       .from(followRequests)
@@ -54,8 +53,7 @@ export async function listFollowRequests(options: {
   const total = Number(count?.n ?? 0);
   return {
     requests: rows.map((row) => ({
-      ...row,
-      displayName: row.displayName || row.username,
+      ...withShownName(row),
       requestedAt: row.requestedAt.toISOString(),
     })),
     total,

@@ -1,10 +1,13 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { withShownName } from "~/core/person";
+import { personColumns } from "~/core/person.server";
 import { blockedBetween, canSeePost } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { postLikes, posts, profiles } from "~/db/schema";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 import { isUuid } from "~/features/posts";
-import { POST_NOT_FOUND, recordSocialEvent } from "~/features/posts/index.server";
+import { POST_NOT_FOUND } from "~/features/posts/index.server";
 
 export interface LikeState {
   liked: boolean;
@@ -103,12 +106,7 @@ export async function listLikers(options: {
   const { viewerId, postId } = options;
   if (!isUuid(postId)) return [];
   const rows = await getDb()
-    .select({
-      id: profiles.userId,
-      username: profiles.username,
-      displayName: profiles.displayName,
-      avatarUrl: profiles.avatarUrl,
-    })
+    .select(personColumns)
     .from(postLikes)
     .innerJoin(posts, eq(posts.id, postLikes.postId))
     .innerJoin(profiles, eq(profiles.userId, postLikes.userId))
@@ -121,5 +119,5 @@ export async function listLikers(options: {
     )
     .orderBy(desc(postLikes.createdAt))
     .limit(Math.min(options.limit ?? 50, 100));
-  return rows.map((r) => ({ ...r, displayName: r.displayName || r.username }));
+  return rows.map(withShownName);
 }

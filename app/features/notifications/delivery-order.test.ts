@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
+import { notificationsAfter } from "~/features/notifications/inbox.server";
+import { notifyPostLiked } from "~/features/notifications/notify.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
-import { notificationsAfter, notifyPostLiked } from "./notifications.server";
 
 withTestDatabase();
 

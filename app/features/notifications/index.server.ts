@@ -1,3 +1,5 @@
 /** The notifications feature's public server entry: what other features may import (docs/architecture.md). */
-export * from "./notifications.server";
+export * from "./inbox.server";
+export * from "./notify.server";
 export * from "./preferences.server";
+export * from "./social-events.server";

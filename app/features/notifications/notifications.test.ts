@@ -15,19 +15,19 @@ import {
   setEmailPreference,
   setMailTransport,
 } from "~/features/mail/index.server";
-import { deletePost, updatePost } from "~/features/posts/index.server";
-import { createTestUser } from "../../../tests/support/factories";
-import { startSmtpSink } from "../../../tests/support/smtp-sink";
-import { createTestPost, postInput } from "../../../tests/support/social-factories";
-import { withTestDatabase } from "../../../tests/support/test-database";
-import { describeNotification, notificationHref } from "./describe";
 import {
   listNotifications,
   markAllRead,
   markRead,
   notificationsAfter,
   unreadCount,
-} from "./notifications.server";
+} from "~/features/notifications/inbox.server";
+import { deletePost, updatePost } from "~/features/posts/index.server";
+import { createTestUser } from "../../../tests/support/factories";
+import { startSmtpSink } from "../../../tests/support/smtp-sink";
+import { createTestPost, postInput } from "../../../tests/support/social-factories";
+import { withTestDatabase } from "../../../tests/support/test-database";
+import { describeNotification, notificationHref } from "./describe";
 import { getNotificationPreferences, setNotificationPreference } from "./preferences.server";
 
 withTestDatabase();

@@ -1,4 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { shownName } from "~/core/person";
+import { personColumns } from "~/core/person.server";
 import { canSeePost } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { blocks, followRequests, follows, posts, profiles } from "~/db/schema";
@@ -45,10 +47,7 @@ export async function getProfile(options: {
   const v = viewerId ?? "";
   const [row] = await getDb()
     .select({
-      id: profiles.userId,
-      username: profiles.username,
-      displayName: profiles.displayName,
-      avatarUrl: profiles.avatarUrl,
+      ...personColumns,
       bio: profiles.bio,
       createdAt: profiles.createdAt,
       postCount: sql<number>`(select count(*)::int from ${posts} where ${posts.authorId} = ${profiles.userId} and ${canSeePost(viewerId)})`,
@@ -72,7 +71,7 @@ export async function getProfile(options: {
   return {
     id: row.id,
     username: row.username,
-    displayName: row.displayName || row.username,
+    displayName: shownName(row),
     avatarUrl: row.avatarUrl,
     bio: row.bio,
     joinedAt: row.createdAt.toISOString(),

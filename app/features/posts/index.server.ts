@@ -1,4 +1,3 @@
 /** The posts feature's public server entry: what other features may import (docs/architecture.md). */
-export * from "./events.server";
 export * from "./post-cards.server";
 export * from "./posts.server";

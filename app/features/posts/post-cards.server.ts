@@ -1,4 +1,5 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { shownName } from "~/core/person";
 import { canSeePost } from "~/core/visibility.server";
 import { type Database, type DbOrTx, getDb } from "~/db/client.server";
 import {
@@ -225,7 +226,7 @@ function toCard(r: CardRow): PostCardData {
     author: {
       id: r.authorId,
       username: r.authorUsername,
-      displayName: r.authorDisplayName || r.authorUsername,
+      displayName: shownName({ displayName: r.authorDisplayName, username: r.authorUsername }),
       avatarUrl: r.authorAvatarUrl,
     },
     image:

@@ -4,9 +4,9 @@ import { getDb } from "~/db/client.server";
 import { media, posts, profiles } from "~/db/schema";
 import { fanOutPost, refanOutPost, wakeFanOut } from "~/features/feed/index.server";
 import { type ProcessedImage, storeImage } from "~/features/media/index.server";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 import { kickUnfurlWorker, requestUnfurl } from "~/features/unfurl/index.server";
-import { isUuid } from "./constants";
-import { recordSocialEvent } from "./events.server";
+import { type Audience, isUuid } from "./constants";
 import { mentionedUsernames } from "./note";
 import { type PostCardData, selectPostCards } from "./post-cards.server";
 import type { PostInput } from "./schemas";
@@ -40,18 +40,7 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
       : null;
     const [row] = await tx
       .insert(posts)
-      .values({
-        authorId: viewerId,
-        kind: input.kind,
-        title: input.title,
-        artist: input.artist ?? null,
-        album: input.album ?? null,
-        linkUrl: input.linkUrl ?? null,
-        note: input.note,
-        mood: input.mood ?? null,
-        mediaId,
-        audience: input.audience,
-      })
+      .values({ authorId: viewerId, ...postColumns(input), mediaId })
       .returning({ id: posts.id, createdAt: posts.createdAt });
     if (!row) throw new Error("post insert returned nothing");
     const fanOut = await fanOutPost(tx, {
@@ -75,6 +64,20 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
   // The post is there now; its link preview fills in later (live), or never, harmlessly.
   if (options.input.linkUrl) kickUnfurlWorker();
   return { id: created.id };
+}
+
+/** A post's columns from the form's input (its audience already resolved). */
+function postColumns(input: PostInput & { audience: Audience }) {
+  return {
+    kind: input.kind,
+    title: input.title,
+    artist: input.artist ?? null,
+    album: input.album ?? null,
+    linkUrl: input.linkUrl ?? null,
+    note: input.note,
+    mood: input.mood ?? null,
+    audience: input.audience,
+  };
 }
 
 /** The post as the viewer may see it, or null (unknown, malformed or hidden id alike). */
@@ -130,18 +133,7 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
     }
     await tx
       .update(posts)
-      .set({
-        kind: input.kind,
-        title: input.title,
-        artist: input.artist ?? null,
-        album: input.album ?? null,
-        linkUrl: input.linkUrl ?? null,
-        note: input.note,
-        mood: input.mood ?? null,
-        audience: input.audience,
-        mediaId,
-        editedAt: sql`now()`,
-      })
+      .set({ ...postColumns(input), mediaId, editedAt: sql`now()` })
       .where(eq(posts.id, postId));
     if (current.mediaId && current.mediaId !== mediaId) {
       await tx.delete(media).where(eq(media.id, current.mediaId));

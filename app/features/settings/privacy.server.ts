@@ -1,5 +1,7 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { withShownName } from "~/core/person";
+import { personColumns } from "~/core/person.server";
 import { getDb } from "~/db/client.server";
 import { blocks, listens, profiles } from "~/db/schema";
 import { acceptAllFollowRequests } from "~/features/follows/index.server";
@@ -75,10 +77,7 @@ export interface BlockedPerson {
 export async function listBlockedPeople(options: { viewerId: string }): Promise<BlockedPerson[]> {
   const rows = await getDb()
     .select({
-      id: profiles.userId,
-      username: profiles.username,
-      displayName: profiles.displayName,
-      avatarUrl: profiles.avatarUrl,
+      ...personColumns,
       blockedAt: blocks.createdAt,
     })
     .from(blocks)
@@ -87,8 +86,7 @@ export async function listBlockedPeople(options: { viewerId: string }): Promise<
     .orderBy(desc(blocks.createdAt))
     .limit(500);
   return rows.map((row) => ({
-    ...row,
-    displayName: row.displayName || row.username,
+    ...withShownName(row),
     blockedAt: row.blockedAt.toISOString(),
   }));
 }

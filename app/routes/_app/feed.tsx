@@ -1,5 +1,5 @@
 import { useRef } from "react";
-import { data, Link, type ShouldRevalidateFunctionArgs, useNavigation } from "react-router";
+import { data, Link, useNavigation } from "react-router";
 import { ButtonLink } from "~/components/ui/button";
 import { EmptyState } from "~/components/ui/empty-state";
 import { PageHeader } from "~/components/ui/page-header";
@@ -13,6 +13,7 @@ import { loadDiscovery } from "~/features/people/discovery.server";
 import { Composer } from "~/features/posts/components/composer";
 import { parsePostForm } from "~/features/posts/post-form.server";
 import { createPost } from "~/features/posts/posts.server";
+import { skipRevalidationAfter } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/feed";
@@ -56,14 +57,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   });
 }
 
-export function shouldRevalidate({
-  formAction,
-  defaultShouldRevalidate,
-}: ShouldRevalidateFunctionArgs) {
-  // A like or a report changes nothing else on the page; the button already shows it.
-  if (formAction === "/api/like" || formAction === "/api/report") return false;
-  return defaultShouldRevalidate;
-}
+// A like or a report changes nothing else on the page; the button already shows it.
+export const shouldRevalidate = skipRevalidationAfter("/api/like", "/api/report");
 
 function tabUrl(tab: FeedTab, cursor?: string) {
   const params = new URLSearchParams({ tab });

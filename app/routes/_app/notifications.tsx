@@ -7,11 +7,7 @@ import { Icon } from "~/components/ui/icon";
 import { PageHeader } from "~/components/ui/page-header";
 import { requireUser } from "~/features/auth/guards.server";
 import { NotificationItem } from "~/features/notifications/components/notification-item";
-import {
-  listNotifications,
-  markAllRead,
-  markRead,
-} from "~/features/notifications/notifications.server";
+import { listNotifications, markAllRead, markRead } from "~/features/notifications/inbox.server";
 import type { NotificationView } from "~/features/notifications/types";
 import { DiscoverPanel } from "~/features/people/components/discover-panel";
 import { loadDiscovery } from "~/features/people/discovery.server";

@@ -1,4 +1,4 @@
-import { data, Link, type ShouldRevalidateFunctionArgs } from "react-router";
+import { data, Link } from "react-router";
 import { z } from "zod";
 import { Avatar } from "~/components/ui/avatar";
 import { Icon } from "~/components/ui/icon";
@@ -22,6 +22,7 @@ import { ReportForm } from "~/features/reports/components/report-form";
 import { respond } from "~/lib/action-response.server";
 import { getEnv } from "~/lib/env.server";
 import { loginUrlFor } from "~/lib/redirects";
+import { skipRevalidationAfter } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/post";
 
@@ -178,13 +179,7 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   throw data("Unknown action", { status: 400 });
 }
 
-export function shouldRevalidate({
-  formAction,
-  defaultShouldRevalidate,
-}: ShouldRevalidateFunctionArgs) {
-  if (formAction === "/api/report") return false;
-  return defaultShouldRevalidate;
-}
+export const shouldRevalidate = skipRevalidationAfter("/api/report");
 
 export default function Post({ loaderData }: Route.ComponentProps) {
   const { post, comments, likers, viewerId, showReport, loginHref } = loaderData;

@@ -1,9 +1,10 @@
-import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { data } from "react-router";
 import { requireUser } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
 import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
+import { skipRevalidationAfter } from "~/lib/revalidation";
 import type { Route } from "./+types/profile";
 
 export const meta: Route.MetaFunction = ({ data: loaderData }) => [
@@ -19,13 +20,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return { ...page, journey, viewerId: viewer.id };
 }
 
-export function shouldRevalidate({
-  formAction,
-  defaultShouldRevalidate,
-}: ShouldRevalidateFunctionArgs) {
-  if (formAction === "/api/like" || formAction === "/api/report") return false;
-  return defaultShouldRevalidate;
-}
+export const shouldRevalidate = skipRevalidationAfter("/api/like", "/api/report");
 
 export default function Profile({ loaderData }: Route.ComponentProps) {
   return (

@@ -1,4 +1,4 @@
-import { type ShouldRevalidateFunctionArgs, useNavigation } from "react-router";
+import { useNavigation } from "react-router";
 import { PageHeader } from "~/components/ui/page-header";
 import { requireUser } from "~/features/auth/guards.server";
 import { SearchBox } from "~/features/search/components/search-box";
@@ -6,6 +6,7 @@ import { SearchResults } from "~/features/search/components/search-results";
 import { SearchTabs } from "~/features/search/components/search-tabs";
 import { SEARCH_TYPE_LABELS } from "~/features/search/query";
 import { loadSearchPage } from "~/features/search/search-page.server";
+import { skipRevalidationAfter } from "~/lib/revalidation";
 import type { Route } from "./+types/search";
 
 export const meta: Route.MetaFunction = ({ data }) => [
@@ -25,14 +26,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return { ...data, viewerId: viewer.id };
 }
 
-export function shouldRevalidate({
-  formAction,
-  defaultShouldRevalidate,
-}: ShouldRevalidateFunctionArgs) {
-  // Following someone from the results changes nothing else here; the button shows it.
-  if (formAction === "/api/follow") return false;
-  return defaultShouldRevalidate;
-}
+// Following someone from the results changes nothing else here; the button shows it.
+export const shouldRevalidate = skipRevalidationAfter("/api/follow");
 
 export default function Search({ loaderData }: Route.ComponentProps) {
   const navigation = useNavigation();

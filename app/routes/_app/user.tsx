@@ -1,10 +1,11 @@
-import { data, type ShouldRevalidateFunctionArgs } from "react-router";
+import { data } from "react-router";
 import { getViewer } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
 import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
 import { getEnv } from "~/lib/env.server";
+import { skipRevalidationAfter } from "~/lib/revalidation";
 import type { Route } from "./+types/user";
 
 export const meta: Route.MetaFunction = ({ data: loaderData }) => {
@@ -46,13 +47,7 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
   };
 }
 
-export function shouldRevalidate({
-  formAction,
-  defaultShouldRevalidate,
-}: ShouldRevalidateFunctionArgs) {
-  if (formAction === "/api/like" || formAction === "/api/report") return false;
-  return defaultShouldRevalidate;
-}
+export const shouldRevalidate = skipRevalidationAfter("/api/like", "/api/report");
 
 export default function UserProfile({ loaderData }: Route.ComponentProps) {
   return (

@@ -5,6 +5,7 @@ import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
 import { failureInit } from "~/features/auth/accounts.server";
+import { EmailField } from "~/features/auth/components/account-fields";
 import { requestPasswordReset } from "~/features/auth/recovery.server";
 import { formValues } from "~/features/auth/schemas";
 import type { Route } from "./+types/forgot-password";
@@ -69,15 +70,7 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
     >
       <Form method="post" className="flex flex-col gap-4" noValidate>
         <FormErrors errors={actionData?.errors.form} />
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          defaultValue={actionData?.email}
-          errors={actionData?.errors.email}
-        />
+        <EmailField defaultValue={actionData?.email} errors={actionData?.errors.email} />
         <Button type="submit" disabled={navigation.state === "submitting"}>
           Send me a link
         </Button>

@@ -6,6 +6,7 @@ import { Field, FormErrors } from "~/components/ui/field";
 import { failureData, failureInit } from "~/features/auth/accounts.server";
 import {
   DisplayNameField,
+  EmailField,
   NewPasswordField,
   UsernameField,
 } from "~/features/auth/components/account-fields";
@@ -68,15 +69,7 @@ export default function Upgrade({ loaderData, actionData }: Route.ComponentProps
     >
       <Form method="post" className="flex flex-col gap-4" noValidate>
         <FormErrors errors={errors?.form} />
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          defaultValue={actionData?.values.email}
-          errors={errors?.email}
-        />
+        <EmailField defaultValue={actionData?.values.email} errors={errors?.email} />
         <NewPasswordField errors={errors?.password} />
         <UsernameField
           defaultValue={actionData?.values.username ?? loaderData.username}

@@ -1,6 +1,6 @@
 import { data } from "react-router";
 import { getViewer } from "~/features/auth/guards.server";
-import { latestNotificationSeq } from "~/features/notifications/notifications.server";
+import { latestNotificationSeq } from "~/features/notifications/inbox.server";
 import { getLiveHub, type LiveStream } from "~/features/realtime/hub.server";
 import { sessionIdContext } from "~/lib/context.server";
 import type { Route } from "./+types/events";

@@ -1,6 +1,7 @@
 import { useId, useMemo, useState } from "react";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
+import { shownName } from "~/core/person";
 import { withUnsubscribeFooter } from "../email-content";
 import { MAX_HTML_LENGTH, MAX_SUBJECT_LENGTH } from "../limits";
 import { applyPlaceholders, applyTextPlaceholders } from "../placeholders";
@@ -34,7 +35,7 @@ const STARTER = `<h1>Hi {{display_name}},</h1>
 <p>See you there, @{{username}}!</p>`;
 
 function personLabel(person: ComposerPerson): string {
-  const name = person.displayName || person.username || person.email;
+  const name = shownName(person, person.email);
   return person.username ? `${name} (@${person.username})` : name;
 }
 

@@ -1,5 +1,6 @@
 import type { ComponentProps } from "react";
 import { Field } from "~/components/ui/field";
+import { PHONE_HINT } from "../phone-hint";
 
 type FieldProps = Partial<ComponentProps<typeof Field>>;
 
@@ -49,6 +50,27 @@ export function UsernameField(props: FieldProps) {
       required
       pattern="[A-Za-z0-9_.]{3,30}"
       hint="3–30 letters, digits, “_” or “.”; people find you by it."
+      {...props}
+    />
+  );
+}
+
+/** An e-mail address to sign in or be reached with. */
+export function EmailField(props: FieldProps) {
+  return <Field label="Email" name="email" type="email" autoComplete="email" required {...props} />;
+}
+
+/** A phone number to sign in or be texted codes at. */
+export function PhoneField(props: FieldProps) {
+  return (
+    <Field
+      label="Phone"
+      name="phone"
+      type="tel"
+      autoComplete="tel"
+      inputMode="tel"
+      required
+      hint={PHONE_HINT}
       {...props}
     />
   );

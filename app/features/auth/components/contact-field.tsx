@@ -1,6 +1,5 @@
 import { Link, useLocation } from "react-router";
-import { Field } from "~/components/ui/field";
-import { PHONE_HINT } from "../phone-hint";
+import { EmailField, PhoneField } from "./account-fields";
 
 /** Which identifier a sign-in or sign-up form asks for; `?with=phone` switches, without JS. */
 export type ContactKind = "email" | "phone";
@@ -27,27 +26,9 @@ export function ContactField({
   return (
     <div className="flex flex-col gap-1">
       {kind === "phone" ? (
-        <Field
-          label="Phone"
-          name="phone"
-          type="tel"
-          autoComplete="tel"
-          inputMode="tel"
-          required
-          hint={PHONE_HINT}
-          defaultValue={defaultValue}
-          errors={errors?.phone}
-        />
+        <PhoneField defaultValue={defaultValue} errors={errors?.phone} />
       ) : (
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          defaultValue={defaultValue}
-          errors={errors?.email}
-        />
+        <EmailField defaultValue={defaultValue} errors={errors?.email} />
       )}
       <Link
         to={switchHref}

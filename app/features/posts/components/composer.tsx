@@ -16,6 +16,8 @@ import {
   POST_KINDS,
   type PostKind,
 } from "../constants";
+import { ErrorList, inputClass, MusicField } from "./composer-fields";
+import { useComposerFold } from "./use-composer-fold";
 
 export interface ComposerValues {
   kind?: string;
@@ -34,94 +36,6 @@ const TITLE_LABELS: Record<PostKind, string> = {
   artist: "Artist name",
   playlist: "Playlist name",
 };
-
-const inputClass = "h-10 w-full rounded-lg border bg-background px-3 text-foreground";
-
-function ErrorList({ id, errors }: { id: string; errors?: string[] }) {
-  if (!errors?.length) return null;
-  return (
-    <ul id={id} className="text-sm text-danger">
-      {errors.map((e) => (
-        <li key={e}>{e}</li>
-      ))}
-    </ul>
-  );
-}
-
-/** A text input with a label, errors and autocomplete from music already posted here. */
-function MusicField({
-  name,
-  label,
-  defaultValue,
-  errors,
-  hidden,
-  required,
-  suggestField,
-  inputRef,
-}: {
-  name: string;
-  label: string;
-  defaultValue?: string;
-  errors?: string[];
-  hidden?: boolean;
-  required?: boolean;
-  suggestField: "title" | "artist" | "album";
-  inputRef?: React.Ref<HTMLInputElement>;
-}) {
-  const id = useId();
-  const fetcher = useFetcher<{ suggestions: string[] }>();
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(
-    () => () => {
-      if (timer.current) clearTimeout(timer.current);
-    },
-    [],
-  );
-  return (
-    <div className={cn("flex flex-col gap-1.5", hidden && "hidden")}>
-      <label htmlFor={id} className="text-sm font-medium">
-        {label}
-        {required ? null : <span className="font-normal text-muted-foreground"> (optional)</span>}
-      </label>
-      <input
-        ref={inputRef}
-        id={id}
-        name={name}
-        defaultValue={defaultValue}
-        maxLength={MUSIC_FIELD_MAX_LENGTH}
-        required={required && !hidden}
-        autoComplete="off"
-        list={`${id}-list`}
-        aria-invalid={errors?.length ? true : undefined}
-        aria-describedby={errors?.length ? `${id}-errors` : undefined}
-        className={cn(inputClass, errors?.length ? "border-danger" : "border-border")}
-        onChange={(event) => {
-          const q = event.currentTarget.value;
-          if (timer.current) clearTimeout(timer.current);
-          if (q.trim().length < 2) return;
-          timer.current = setTimeout(() => {
-            fetcher.load(`/api/music-suggest?${new URLSearchParams({ field: suggestField, q })}`);
-          }, 200);
-        }}
-      />
-      <datalist id={`${id}-list`}>
-        {(fetcher.data?.suggestions ?? []).map((s) => (
-          <option key={s} value={s} />
-        ))}
-      </datalist>
-      <ErrorList id={`${id}-errors`} errors={errors} />
-    </div>
-  );
-}
-
-function isTyping(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  return (
-    target.isContentEditable ||
-    ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) ||
-    target.closest("[role=dialog]") !== null
-  );
-}
 
 /**
  * The composer: what the post is about (track, album, artist or playlist, with autocomplete),
@@ -156,8 +70,6 @@ export function Composer({
   cancelHref?: string;
 }) {
   const id = useId();
-  const formRef = useRef<HTMLFormElement>(null);
-  const titleRef = useRef<HTMLInputElement>(null);
   const navigation = useNavigation();
   const initialKind = POST_KINDS.includes(values?.kind as PostKind)
     ? (values?.kind as PostKind)
@@ -165,45 +77,24 @@ export function Composer({
   const [kind, setKind] = useState<PostKind>(initialKind);
   const [noteLength, setNoteLength] = useState(values?.note?.length ?? 0);
   const [imageError, setImageError] = useState<string | null>(null);
-  const [expanded, setExpandedState] = useState(initiallyExpanded || Boolean(errors));
-  // Once opened, the form stays in the page while folded away, so Cancel or Escape keep the draft.
-  const [isMounted, setMounted] = useState(expanded);
-  const [hasDraft, setHasDraft] = useState(false);
-  const expandedRef = useRef(expanded);
-  const promptRef = useRef<HTMLAnchorElement>(null);
-  const focusTitle = useRef(false);
-  const focusPrompt = useRef(false);
-  const setExpanded = useCallback((value: boolean) => {
-    expandedRef.current = value;
-    if (value) setMounted(true);
-    setExpandedState(value);
-  }, []);
   /** Only a create composer that can start folded folds away again; editing has its own page. */
   const canFold = mode === "create";
-  const fold = () => {
-    const form = formRef.current;
-    const fields = form
-      ? ["title", "artist", "album", "linkUrl", "note"].map(
-          (name) => (form.elements.namedItem(name) as HTMLInputElement | null)?.value ?? "",
-        )
-      : [];
-    setHasDraft(fields.some((value) => value.trim() !== ""));
-    focusPrompt.current = true;
-    setExpanded(false);
-  };
-  useEffect(() => {
-    if (errors) setExpanded(true);
-  }, [errors, setExpanded]);
-  useEffect(() => {
-    if (expanded && focusTitle.current) {
-      focusTitle.current = false;
-      titleRef.current?.focus();
-    }
-    if (!expanded && focusPrompt.current) {
-      focusPrompt.current = false;
-      promptRef.current?.focus();
-    }
-  }, [expanded]);
+  const {
+    expanded,
+    isMounted,
+    hasDraft,
+    startFreshDraft,
+    setExpanded,
+    fold,
+    openAndFocusTitle,
+    promptRef,
+    formRef,
+    titleRef,
+  } = useComposerFold({
+    initiallyExpanded: initiallyExpanded || Boolean(errors),
+    hasErrors: Boolean(errors),
+    withShortcut,
+  });
   const isSubmitting =
     navigation.state !== "idle" &&
     navigation.formMethod === "POST" &&
@@ -217,33 +108,13 @@ export function Composer({
       return;
     }
     if (wasSubmitting.current && mode === "create" && !errors) {
-      formRef.current?.reset();
+      startFreshDraft(!initiallyExpanded);
       setKind("track");
       setNoteLength(0);
       setImageError(null);
-      setHasDraft(false);
-      if (!initiallyExpanded) setExpanded(false);
     }
     wasSubmitting.current = false;
-  }, [isSubmitting, errors, mode, initiallyExpanded, setExpanded]);
-
-  useEffect(() => {
-    if (!withShortcut) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key !== "n" || event.ctrlKey || event.metaKey || event.altKey) return;
-      if (isTyping(event.target)) return;
-      event.preventDefault();
-      if (expandedRef.current && titleRef.current) {
-        titleRef.current.focus();
-        titleRef.current.scrollIntoView({ block: "center" });
-      } else {
-        focusTitle.current = true;
-        setExpanded(true);
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [withShortcut, setExpanded]);
+  }, [isSubmitting, errors, mode, initiallyExpanded, startFreshDraft]);
 
   const imageErrors = [...(errors?.image ?? []), ...(imageError ? [imageError] : [])];
   const field = (name: string) => errors?.[name];
@@ -261,8 +132,7 @@ export function Composer({
         to={expandHref ?? "?compose=1"}
         onClick={(event) => {
           event.preventDefault();
-          focusTitle.current = true;
-          setExpanded(true);
+          openAndFocusTitle();
         }}
         className="flex h-11 flex-1 items-center gap-2 rounded-lg border border-border bg-background px-3 text-muted-foreground hover:border-primary"
       >

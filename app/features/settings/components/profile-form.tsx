@@ -5,6 +5,7 @@ import { Avatar } from "~/components/ui/avatar";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
+import { shownName } from "~/core/person";
 import { cn } from "~/lib/utils";
 import {
   AVATAR_SIDE,
@@ -109,7 +110,7 @@ function AvatarForm({
           />
         ) : (
           <Avatar
-            name={profile.displayName || profile.username}
+            name={shownName(profile)}
             username={profile.username}
             src={profile.avatarUrl}
             size="lg"

@@ -1,5 +1,6 @@
 import { data, Link } from "react-router";
 import { Icon } from "~/components/ui/icon";
+import { shownName } from "~/core/person";
 import { deleteCommentAsAdmin, listComments } from "~/features/admin/comments.server";
 import { announceAdminAction } from "~/features/admin/components/action-toast";
 import { LoadError } from "~/features/admin/components/load-error";
@@ -60,7 +61,7 @@ export default function AdminComments({ loaderData }: Route.ComponentProps) {
           {comments.items.map((comment) => {
             const author = comment.author;
             const handle = author.username ?? "unknown";
-            const name = author.displayName || author.username || "Deleted account";
+            const name = shownName(author, "Deleted account");
             return (
               <li key={comment.commentId} className="rounded-xl border border-border bg-card p-4">
                 <article aria-label={`Comment by @${handle}`}>

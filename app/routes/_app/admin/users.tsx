@@ -1,6 +1,7 @@
 import { data, useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
+import { shownName } from "~/core/person";
 import { type ActionResult, announceAdminAction } from "~/features/admin/components/action-toast";
 import { LoadError } from "~/features/admin/components/load-error";
 import { Pager } from "~/features/admin/components/pager";
@@ -142,7 +143,7 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
               </tr>
             ) : null}
             {users.items.map((row) => {
-              const name = row.displayName || row.username;
+              const name = shownName(row);
               const isAdmin = row.roles.includes("admin");
               const isSelf = row.userId === viewerId;
               return (

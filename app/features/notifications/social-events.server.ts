@@ -1,0 +1,47 @@
+import type { SocialEvent } from "~/core/social-events";
+import type { DbOrTx } from "~/db/client.server";
+import {
+  notifyCommentAdded,
+  notifyCommentDeleted,
+  notifyFollowAccepted,
+  notifyFollowRequestClosed,
+  notifyFollowRequested,
+  notifyPostCreated,
+  notifyPostLiked,
+  notifyPostUnliked,
+  notifyUserBlocked,
+  notifyUserFollowed,
+  notifyUserUnfollowed,
+} from "./index.server";
+
+/** Records a social event (core/social-events.ts) in the transaction of the change. */
+export async function recordSocialEvent(tx: DbOrTx, event: SocialEvent): Promise<void> {
+  switch (event.type) {
+    case "postCreated":
+      return notifyPostCreated(tx, event);
+    case "postDeleted":
+      return;
+    case "postLiked":
+      return notifyPostLiked(tx, event);
+    case "postUnliked":
+      return notifyPostUnliked(tx, event);
+    case "commentAdded":
+      return notifyCommentAdded(tx, event);
+    case "commentDeleted":
+      return notifyCommentDeleted(tx, event);
+    case "userFollowed":
+      return notifyUserFollowed(tx, event);
+    case "userUnfollowed":
+      return notifyUserUnfollowed(tx, event);
+    case "userBlocked":
+      return notifyUserBlocked(tx, event);
+    case "followRequested":
+      return notifyFollowRequested(tx, event);
+    case "followRequestClosed":
+      return notifyFollowRequestClosed(tx, event);
+    case "followAccepted":
+      return notifyFollowAccepted(tx, event);
+  }
+}
+
+export type { SocialEvent };

@@ -1,0 +1,83 @@
+import { useEffect, useId, useRef } from "react";
+import { useFetcher } from "react-router";
+import { cn } from "~/lib/utils";
+import { MUSIC_FIELD_MAX_LENGTH } from "../constants";
+
+export const inputClass = "h-10 w-full rounded-lg border bg-background px-3 text-foreground";
+
+export function ErrorList({ id, errors }: { id: string; errors?: string[] }) {
+  if (!errors?.length) return null;
+  return (
+    <ul id={id} className="text-sm text-danger">
+      {errors.map((e) => (
+        <li key={e}>{e}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** A text input with a label, errors and autocomplete from music already posted here. */
+export function MusicField({
+  name,
+  label,
+  defaultValue,
+  errors,
+  hidden,
+  required,
+  suggestField,
+  inputRef,
+}: {
+  name: string;
+  label: string;
+  defaultValue?: string;
+  errors?: string[];
+  hidden?: boolean;
+  required?: boolean;
+  suggestField: "title" | "artist" | "album";
+  inputRef?: React.Ref<HTMLInputElement>;
+}) {
+  const id = useId();
+  const fetcher = useFetcher<{ suggestions: string[] }>();
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+  return (
+    <div className={cn("flex flex-col gap-1.5", hidden && "hidden")}>
+      <label htmlFor={id} className="text-sm font-medium">
+        {label}
+        {required ? null : <span className="font-normal text-muted-foreground"> (optional)</span>}
+      </label>
+      <input
+        ref={inputRef}
+        id={id}
+        name={name}
+        defaultValue={defaultValue}
+        maxLength={MUSIC_FIELD_MAX_LENGTH}
+        required={required && !hidden}
+        autoComplete="off"
+        list={`${id}-list`}
+        aria-invalid={errors?.length ? true : undefined}
+        aria-describedby={errors?.length ? `${id}-errors` : undefined}
+        className={cn(inputClass, errors?.length ? "border-danger" : "border-border")}
+        onChange={(event) => {
+          const q = event.currentTarget.value;
+          if (timer.current) clearTimeout(timer.current);
+          if (q.trim().length < 2) return;
+          timer.current = setTimeout(() => {
+            fetcher.load(`/api/music-suggest?${new URLSearchParams({ field: suggestField, q })}`);
+          }, 200);
+        }}
+      />
+      <datalist id={`${id}-list`}>
+        {(fetcher.data?.suggestions ?? []).map((s) => (
+          <option key={s} value={s} />
+        ))}
+      </datalist>
+      <ErrorList id={`${id}-errors`} errors={errors} />
+    </div>
+  );
+}
