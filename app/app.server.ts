@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { MiddlewareFunction } from "react-router";
 import { logger } from "~/core/logger.server";
 import { startMaintenance, stopMaintenance } from "~/core/maintenance.server";
 import { countLiveStreamsWith } from "~/core/metrics.server";
@@ -19,6 +20,12 @@ import { settleAfterResponse } from "~/lib/after-response.server";
 import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 
 let booting: Promise<DatabaseHandle> | undefined;
+
+/** Root middleware, first of all: the database is open and migrated before anything runs. */
+export const bootMiddleware: MiddlewareFunction<Response> = async (_args, next) => {
+  await bootstrap();
+  return next();
+};
 
 /**
  * Opens and migrates the database once per process. The server calls it before listening;

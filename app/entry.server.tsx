@@ -9,7 +9,7 @@ import { logger } from "~/core/logger.server";
 import { isDatabaseUnavailable, logDatabaseUnavailable } from "~/db/unavailable.server";
 import { type RequestInfo, requestInfoContext } from "~/lib/context.server";
 import { NonceContext } from "~/lib/nonce";
-import { contentSecurityPolicy } from "~/lib/security.server";
+import { contentSecurityPolicy } from "./security.server";
 
 export { observeRequest, renderMetrics } from "~/core/metrics.server";
 export { collectAfterResponse } from "~/lib/after-response.server";

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import { data, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-router";
+import { bootMiddleware } from "~/app.server";
 import type { Route } from "./+types/root";
 import "./app.css";
 import { useNewVersionCheck } from "~/components/hooks/use-new-version";
@@ -29,7 +30,7 @@ export const links: Route.LinksFunction = () => [
   { rel: "manifest", href: "/manifest.webmanifest" },
 ];
 
-export const middleware: Route.MiddlewareFunction[] = [viewerMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [bootMiddleware, viewerMiddleware];
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const [colorMode, { toast, present }] = await Promise.all([

@@ -13,14 +13,20 @@ export const APP_ERROR_STATUS = {
 
 export type AppErrorCode = keyof typeof APP_ERROR_STATUS;
 
-/** An expected failure of a feature function, with a message fit to show to the user. */
+/**
+ * An expected failure of a feature function, with a message fit to show to the user. Its HTTP
+ * status follows from its code (APP_ERROR_STATUS); a `rate_limited` one says when to retry.
+ */
 export class AppError extends Error {
   override name = "AppError";
+  readonly status: number;
   constructor(
     readonly code: AppErrorCode,
     message: string,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
+    this.status = APP_ERROR_STATUS[code];
   }
 }
 
@@ -31,4 +37,15 @@ export function isAppError(error: unknown): error is AppError {
 /** The HTTP status for an AppError code. */
 export function statusForAppError(code: AppErrorCode): number {
   return APP_ERROR_STATUS[code];
+}
+
+/** The status and headers an AppError answers with (Retry-After for `rate_limited`). */
+export function appErrorInit(error: AppError): ResponseInit {
+  return {
+    status: error.status,
+    headers:
+      error.retryAfterSeconds !== undefined
+        ? { "Retry-After": String(Math.max(1, Math.ceil(error.retryAfterSeconds))) }
+        : undefined,
+  };
 }

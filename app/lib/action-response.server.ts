@@ -1,5 +1,5 @@
 import { data, redirect } from "react-router";
-import { isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { safeRedirectPath } from "./redirects";
 import type { ToastMessage } from "./toast";
 import { redirectWithToast } from "./toast.server";
@@ -64,9 +64,6 @@ export async function respond<T extends object>(options: {
         description: error.message,
       });
     }
-    return data<ActionOutcome<T>>(
-      { ok: false, message: error.message },
-      { status: statusForAppError(error.code) },
-    );
+    return data<ActionOutcome<T>>({ ok: false, message: error.message }, appErrorInit(error));
   }
 }

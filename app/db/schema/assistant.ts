@@ -1,12 +1,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import {
-  ENGINE_NAMES,
-  MESSAGE_ROLES,
-  MESSAGE_STATUSES,
-  type PostDraft,
-} from "../../features/assistant/constants";
 import { user } from "./auth";
+import { ENGINE_NAMES, MESSAGE_ROLES, MESSAGE_STATUSES, type PostDraft } from "./enums";
 
 /** A conversation with the music assistant; one person's own, gone with their account. */
 export const assistantConversations = pgTable(

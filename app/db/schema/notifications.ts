@@ -11,8 +11,8 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { NOTIFICATION_KINDS } from "../../features/notifications/kinds";
 import { user } from "./auth";
+import { NOTIFICATION_KINDS } from "./enums";
 import { posts } from "./posts";
 import { comments } from "./social";
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { AUDIENCES, POST_KINDS } from "../../features/posts/constants";
 import { user } from "./auth";
+import { AUDIENCES, POST_KINDS } from "./enums";
 import { media } from "./media";
 
 /**

@@ -1,5 +1,6 @@
 import { count, eq, sql } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import { isAppError } from "~/core/errors";
 import { auditLog, comments, posts, profiles, reports, session, user } from "~/db/schema";
 import { insertComments, insertPost } from "../../../tests/support/admin-fixtures";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
@@ -7,7 +8,6 @@ import { withTestDatabase } from "../../../tests/support/test-database";
 import { assertAdmin } from "./access.server";
 import { listAuditLog } from "./audit.server";
 import { deleteCommentAsAdmin, listComments } from "./comments.server";
-import { AdminError } from "./errors";
 import { pageInfo, parsePageParam } from "./paging";
 import { deleteReportedContent, listReports, resolveReport } from "./reports.server";
 import { getStatistics } from "./statistics.server";
@@ -33,7 +33,7 @@ async function statusOf(run: () => Promise<unknown>): Promise<number> {
     await run();
     return 200;
   } catch (error) {
-    if (error instanceof AdminError) return error.status;
+    if (isAppError(error)) return error.status;
     throw error;
   }
 }

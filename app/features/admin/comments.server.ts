@@ -1,10 +1,10 @@
 import { count, desc, eq } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { comments, posts, profiles } from "~/db/schema";
 import { recordSocialEvent } from "~/features/notifications/index.server";
 import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
-import { AdminError } from "./errors";
 import { type Paged, pageInfo, pageOffset } from "./paging";
 
 export interface AdminCommentRow {
@@ -73,7 +73,7 @@ export async function deleteCommentAsAdmin(options: {
         userId: comments.userId,
         content: comments.content,
       });
-    if (!deleted) throw new AdminError(404, "That comment no longer exists.");
+    if (!deleted) throw new AppError("not_found", "That comment no longer exists.");
     await recordSocialEvent(tx, { type: "commentDeleted", postId: deleted.postId });
     await recordAudit(tx, actor, {
       action: "comment.delete",

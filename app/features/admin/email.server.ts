@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { AppError } from "~/core/errors";
 import { logger } from "~/core/logger.server";
 import { type Database, type DbOrTx, getDb } from "~/db/client.server";
 import {
@@ -21,7 +22,6 @@ import { getEnv } from "~/lib/env.server";
 import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
 import { senderAddress, withUnsubscribeFooter } from "./email-content";
-import { AdminError } from "./errors";
 import { type Paged, pageInfo, pageOffset } from "./paging";
 import { applyPlaceholders, applyTextPlaceholders } from "./placeholders";
 import type {
@@ -118,8 +118,8 @@ export async function createCampaign(
       where (${exclusion}) is null ${chosen}`);
     const recipients = await unsentRecipients(tx, campaign.id);
     if (recipients.length === 0) {
-      throw new AdminError(
-        400,
+      throw new AppError(
+        "invalid",
         "Nobody to send to: everyone you chose has unsubscribed, is banned or has not confirmed their e-mail.",
       );
     }
@@ -174,7 +174,7 @@ export async function getCampaignForSending(options: {
     .select({ id: emailCampaigns.id, subject: emailCampaigns.subject, html: emailCampaigns.html })
     .from(emailCampaigns)
     .where(eq(emailCampaigns.id, options.campaignId));
-  if (!campaign) throw new AdminError(404, "That bulk e-mail does not exist.");
+  if (!campaign) throw new AppError("not_found", "That bulk e-mail does not exist.");
   return {
     ...campaign,
     from: bulkSender(),
@@ -306,7 +306,7 @@ async function campaignRecipients(
     .select({ id: emailCampaigns.id })
     .from(emailCampaigns)
     .where(eq(emailCampaigns.id, campaignId));
-  if (!campaign) throw new AdminError(404, "That bulk e-mail does not exist.");
+  if (!campaign) throw new AppError("not_found", "That bulk e-mail does not exist.");
   const rows = await db
     .select({
       userId: emailCampaignRecipients.userId,
@@ -375,7 +375,10 @@ export async function sendEmailBatch(
   const allowed = senderAddress(bulkSender());
   const badSender = options.emails.findIndex((mail) => senderAddress(mail.from) !== allowed);
   if (badSender >= 0) {
-    throw new AdminError(400, `emails.${badSender}.from: Bulk mail must be sent from ${allowed}.`);
+    throw new AppError(
+      "invalid",
+      `emails.${badSender}.from: Bulk mail must be sent from ${allowed}.`,
+    );
   }
   const db = getDb();
   const addresses = options.emails.map((mail) => (mail.to[0] ?? "").toLowerCase());

@@ -1,29 +1,3 @@
-import { AppError, type AppErrorCode } from "~/core/errors";
-
-type AdminErrorStatus = 400 | 401 | 403 | 404 | 409;
-
-const CODES: Record<AdminErrorStatus, AppErrorCode> = {
-  400: "invalid",
-  401: "unauthenticated",
-  403: "forbidden",
-  404: "not_found",
-  409: "conflict",
-};
-
-/**
- * An admin operation refused for a reason the caller can show. It is an AppError (so the
- * shared mapping applies) that also carries its HTTP status.
- */
-export class AdminError extends AppError {
-  override name = "AdminError";
-  constructor(
-    public readonly status: AdminErrorStatus,
-    message: string,
-  ) {
-    super(CODES[status], message);
-  }
-}
-
 export const NOT_SIGNED_IN = "Sign in to continue.";
 export const NOT_ADMIN = "You need the admin role for this.";
 

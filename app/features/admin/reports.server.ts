@@ -1,11 +1,11 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
+import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { comments, media, posts, profiles, type ReportStatus, reports } from "~/db/schema";
 import { recordSocialEvent } from "~/features/notifications/index.server";
 import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
-import { AdminError } from "./errors";
 import { type Paged, pageInfo, pageOffset } from "./paging";
 
 export interface AdminReportRow {
@@ -106,7 +106,7 @@ export async function resolveReport(options: { actorId: string; reportId: string
       .from(reports)
       .where(eq(reports.id, options.reportId))
       .for("update");
-    if (!report) throw new AdminError(404, "That report no longer exists.");
+    if (!report) throw new AppError("not_found", "That report no longer exists.");
     if (report.status === "resolved") return;
     const sameTarget = report.commentId
       ? eq(reports.commentId, report.commentId)
@@ -145,13 +145,13 @@ export async function deleteReportedContent(options: {
       .from(reports)
       .where(eq(reports.id, options.reportId))
       .for("update");
-    if (!report) throw new AdminError(404, "That report no longer exists.");
+    if (!report) throw new AppError("not_found", "That report no longer exists.");
     if (report.commentId) {
       const [deleted] = await tx
         .delete(comments)
         .where(eq(comments.commentId, report.commentId))
         .returning({ userId: comments.userId, content: comments.content, postId: comments.postId });
-      if (!deleted) throw new AdminError(404, "That comment no longer exists.");
+      if (!deleted) throw new AppError("not_found", "That comment no longer exists.");
       await recordSocialEvent(tx, { type: "commentDeleted", postId: deleted.postId });
       await recordAudit(tx, actor, {
         action: "comment.delete",
@@ -172,7 +172,7 @@ export async function deleteReportedContent(options: {
       .delete(posts)
       .where(eq(posts.id, report.postId ?? ""))
       .returning({ authorId: posts.authorId, title: posts.title, mediaId: posts.mediaId });
-    if (!deleted) throw new AdminError(404, "That post no longer exists.");
+    if (!deleted) throw new AppError("not_found", "That post no longer exists.");
     // As when the author deletes it: the image goes too, and other features hear of it.
     if (deleted.mediaId) await tx.delete(media).where(eq(media.id, deleted.mediaId));
     await recordSocialEvent(tx, {

@@ -1,18 +1,18 @@
 import { data, redirect } from "react-router";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { logger } from "~/core/logger.server";
 import { loginUrlFor } from "~/lib/redirects";
-import { AdminError } from "./errors";
 
 /**
- * Runs an admin action and answers what the page shows as a toast: `{ ok, message }`, or
- * `{ ok: false, error }` with the AdminError's status.
+ * Runs an admin action and answers what the page shows as a toast: `{ ok: true, message }`, or
+ * `{ ok: false, message }` with the AppError's status (the shape of every fetcher action).
  */
 export async function runAdminAction(run: () => Promise<string>) {
   try {
     return { ok: true as const, message: await run() };
   } catch (error) {
-    if (error instanceof AdminError) {
-      return data({ ok: false as const, error: error.message }, { status: error.status });
+    if (isAppError(error)) {
+      return data({ ok: false as const, message: error.message }, appErrorInit(error));
     }
     throw error;
   }
@@ -31,11 +31,11 @@ export async function loadAdminData<T>(
   try {
     return { data: await load(), error: null };
   } catch (error) {
-    if (error instanceof AdminError && error.status === 401) {
+    if (isAppError(error) && error.code === "unauthenticated") {
       const url = new URL(request.url);
       throw redirect(loginUrlFor(`${url.pathname}${url.search}`));
     }
-    if (error instanceof AdminError && error.status === 403) throw redirect("/feed");
+    if (isAppError(error) && error.code === "forbidden") throw redirect("/feed");
     logger.error({ err: error, path: new URL(request.url).pathname }, failureMessage);
     return { data: null, error: failureMessage };
   }

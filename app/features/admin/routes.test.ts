@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "~/core/errors";
 import { setDatabase } from "~/db/client.server";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import * as audit from "~/routes/_app/admin/audit";
@@ -9,7 +10,7 @@ import * as statistics from "~/routes/_app/admin/statistics";
 import * as users from "~/routes/_app/admin/users";
 import { contextFor, outcomeOf, viewerOf } from "../../../tests/support/admin-fixtures";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
-import { AdminError, LOAD_ERRORS } from "./errors";
+import { LOAD_ERRORS } from "./errors";
 import { loadAdminData } from "./route-helpers.server";
 
 let testDb: TestDatabase;
@@ -143,7 +144,7 @@ describe("admin actions", () => {
     );
     expect(self).toEqual({
       status: 400,
-      body: { ok: false, error: "You cannot ban yourself." },
+      body: { ok: false, message: "You cannot ban yourself." },
     });
     const noReason = await call(
       users.action,
@@ -151,7 +152,7 @@ describe("admin actions", () => {
       viewerOf(admin, true),
       formPost({ intent: "ban", userId: member.id, reason: " " }),
     );
-    expect(noReason).toEqual({ status: 400, body: { ok: false, error: "Give a reason." } });
+    expect(noReason).toEqual({ status: 400, body: { ok: false, message: "Give a reason." } });
   });
 
   it("email: creating a campaign answers its recipients for the browser to send", async () => {
@@ -189,7 +190,7 @@ describe("loading failures", () => {
     ).toEqual({ data: null, error: "Failed to load users" });
     await expect(
       loadAdminData(request, LOAD_ERRORS.users, async () => {
-        throw new AdminError(403, "no");
+        throw new AppError("forbidden", "no");
       }),
     ).rejects.toSatisfy((thrown) => location(thrown) === "/feed");
   });

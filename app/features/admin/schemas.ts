@@ -109,13 +109,3 @@ export const reportActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("delete-content"), reportId: z.uuid(), reason }),
 ]);
 export type ReportAction = z.infer<typeof reportActionSchema>;
-
-/** Field errors keyed by the first path segment (`form` for the whole form). */
-export function formErrors(error: z.ZodError): Partial<Record<string, string[]>> {
-  const out: Partial<Record<string, string[]>> = {};
-  for (const issue of error.issues) {
-    const key = String(issue.path[0] ?? "form");
-    out[key] = [...(out[key] ?? []), issue.message];
-  }
-  return out;
-}

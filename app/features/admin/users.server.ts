@@ -1,10 +1,10 @@
 import { count, desc, eq, sql } from "drizzle-orm";
+import { AppError } from "~/core/errors";
 import { getDb, type Tx } from "~/db/client.server";
 import { profiles, session, user } from "~/db/schema";
 import { publishLive } from "~/features/realtime/index.server";
 import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
-import { AdminError } from "./errors";
 import { type Paged, pageInfo, pageOffset } from "./paging";
 
 /** One row of the users table: every profile column plus the account's ban state. */
@@ -77,9 +77,9 @@ export async function setUserAdmin(options: {
       .from(profiles)
       .where(eq(profiles.userId, options.userId))
       .for("update");
-    if (!target) throw new AdminError(404, "That account does not exist.");
+    if (!target) throw new AppError("not_found", "That account does not exist.");
     if (target.roles.includes("admin") === options.isAdmin) return "unchanged";
-    if (!options.isAdmin && admins.length <= 1) throw new AdminError(409, LAST_ADMIN);
+    if (!options.isAdmin && admins.length <= 1) throw new AppError("conflict", LAST_ADMIN);
     await tx
       .update(profiles)
       .set({
@@ -105,7 +105,7 @@ async function lockAccount(tx: Tx, userId: string): Promise<{ username: string }
     .innerJoin(profiles, eq(profiles.userId, user.id))
     .where(eq(user.id, userId))
     .for("update", { of: user });
-  if (!target) throw new AdminError(404, "That account does not exist.");
+  if (!target) throw new AppError("not_found", "That account does not exist.");
   return target;
 }
 
@@ -119,7 +119,7 @@ export async function banUser(options: {
   reason: string;
 }): Promise<{ sessionsEnded: number }> {
   const actor = await assertAdmin(options.actorId);
-  if (options.userId === actor.id) throw new AdminError(400, "You cannot ban yourself.");
+  if (options.userId === actor.id) throw new AppError("invalid", "You cannot ban yourself.");
   return getDb().transaction(async (tx) => {
     const target = await lockAccount(tx, options.userId);
     await tx

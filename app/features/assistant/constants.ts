@@ -1,5 +1,7 @@
 /** Limits and names of the music assistant (issue 14), shared by the browser and the server. */
 
+import type { FieldErrors } from "~/lib/forms";
+
 /** The longest message a person may send. */
 export const ASSISTANT_MESSAGE_MAX_LENGTH = 1000;
 export const ASSISTANT_TITLE_MAX_LENGTH = 80;
@@ -10,23 +12,15 @@ export const ASSISTANT_CONVERSATION_LIMIT = 50;
 /** Earlier messages of a conversation given to a language model as context. */
 export const ASSISTANT_HISTORY_LIMIT = 12;
 
-export const MESSAGE_ROLES = ["user", "assistant"] as const;
-export type MessageRole = (typeof MESSAGE_ROLES)[number];
-
-/** `stopped`: the person pressed Stop; the text is what was written until then. */
-export const MESSAGE_STATUSES = ["complete", "stopped"] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-
-export const ENGINE_NAMES = ["builtin", "llm"] as const;
-export type EngineName = (typeof ENGINE_NAMES)[number];
-
-/** A post the assistant drafted, for the person to edit and publish. */
-export interface PostDraft {
-  kind: "track";
-  title: string;
-  artist: string;
-  note: string;
-}
+export {
+  ENGINE_NAMES,
+  type EngineName,
+  MESSAGE_ROLES,
+  MESSAGE_STATUSES,
+  type MessageRole,
+  type MessageStatus,
+  type PostDraft,
+} from "~/db/schema/enums";
 
 export const ASSISTANT_SUGGESTIONS = [
   "What have I been into lately?",
@@ -38,3 +32,9 @@ export const ASSISTANT_SUGGESTIONS = [
 
 export const MESSAGE_TOO_LONG = `Keep your message under ${ASSISTANT_MESSAGE_MAX_LENGTH.toLocaleString("en")} characters.`;
 export const MESSAGE_EMPTY = "Write a message first.";
+
+/** What the chat page's action answers when it cannot go on (app/routes/_app/chatbot.tsx). */
+export type ChatActionData =
+  | { intent: "send"; error: string; message: string }
+  | { intent: "publish"; messageId: string; errors: FieldErrors }
+  | { intent: "other"; error: string };

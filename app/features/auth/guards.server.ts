@@ -1,5 +1,4 @@
 import { data, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
-import { bootstrap } from "~/app.server";
 import { getViewerFromBearer, hasBearer } from "~/features/auth-api/index.server";
 import { sessionIdContext, type Viewer, viewerContext } from "~/lib/context.server";
 import { decideRedirect, loginUrlFor } from "~/lib/redirects";
@@ -8,12 +7,11 @@ import { verifyAdminAccess } from "./admin-role.server";
 
 type Ctx = Readonly<RouterContextProvider>;
 
-/** Root middleware: makes sure the database is up and resolves who is asking. */
+/** Root middleware: resolves who is asking (after app.server.ts's bootMiddleware). */
 export const viewerMiddleware: MiddlewareFunction<Response> = async (
   { request, context },
   next,
 ) => {
-  await bootstrap();
   // The token API and the ListenBrainz API answer for themselves (never with a cookie's viewer).
   const { pathname } = new URL(request.url);
   if (pathname.startsWith("/auth/v1/") || pathname.startsWith("/1/")) return next();

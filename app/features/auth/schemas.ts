@@ -84,19 +84,7 @@ export const codeSchema = z.object({
   code: trimmed.min(1, "Enter the code.").max(32, "That code is too long."),
 });
 
-/** Field errors keyed by field name (`form` for the whole form). */
-export type FieldErrors = Partial<Record<string, string[]>>;
-
-export function fieldErrors(error: z.ZodError): FieldErrors {
-  const out: FieldErrors = {};
-  for (const issue of error.issues) {
-    const key = String(issue.path[0] ?? "form");
-    const list = out[key] ?? [];
-    list.push(issue.message);
-    out[key] = list;
-  }
-  return out;
-}
+export type { FieldErrors } from "~/lib/forms";
 
 /** Reads a form into a plain object, turning empty strings into undefined. */
 export function formValues(form: FormData): Record<string, string | undefined> {

@@ -1,15 +1,7 @@
-/** What a person can be notified about. */
-export const NOTIFICATION_KINDS = [
-  "like",
-  "comment",
-  "reply",
-  "mention",
-  "follow",
-  "follow_request",
-  "follow_accept",
-  "listen_import",
-] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+import type { NotificationKind } from "~/db/schema/enums";
+import { NOTIFICATION_KINDS } from "~/db/schema/enums";
+
+export { NOTIFICATION_KINDS, type NotificationKind } from "~/db/schema/enums";
 
 export interface NotificationPreference {
   inApp: boolean;

@@ -1,10 +1,8 @@
-/** Post constants shared by the database schema, the server and the browser (no imports). */
+/** Post constants shared by the database schema, the server and the browser. */
 
-export const POST_KINDS = ["track", "album", "artist", "playlist"] as const;
-export type PostKind = (typeof POST_KINDS)[number];
+import type { Audience, PostKind } from "~/db/schema/enums";
 
-export const AUDIENCES = ["everyone", "followers", "only_me"] as const;
-export type Audience = (typeof AUDIENCES)[number];
+export { AUDIENCES, type Audience, POST_KINDS, type PostKind } from "~/db/schema/enums";
 
 /** Longest note a post may carry (characters). */
 export const NOTE_MAX_LENGTH = 2000;

@@ -10,8 +10,8 @@ import { listNotifications } from "~/features/notifications/index.server";
 import { EMBED_ORIGINS, PostCard } from "~/features/posts";
 import { getPost } from "~/features/posts/index.server";
 import { parseEnv } from "~/lib/env.server";
-import { contentSecurityPolicy } from "~/lib/security.server";
 import { loader as artLoader } from "~/routes/art";
+import { contentSecurityPolicy } from "~/security.server";
 import { createTestUser } from "../../../tests/support/factories";
 import {
   type FakeMusicService,

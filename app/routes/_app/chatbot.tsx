@@ -1,6 +1,7 @@
 import { data, redirect } from "react-router";
 import { isAppError, statusForAppError } from "~/core/errors";
 import { ChatScreen } from "~/features/assistant/components/chat-screen";
+import type { ChatActionData } from "~/features/assistant/constants";
 import { ASSISTANT_MESSAGE_MAX_LENGTH } from "~/features/assistant/constants";
 import {
   CONVERSATION_NOT_FOUND,
@@ -36,11 +37,6 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   ]);
   return { conversations, conversation, maxLength: ASSISTANT_MESSAGE_MAX_LENGTH };
 }
-
-export type ChatActionData =
-  | { intent: "send"; error: string; message: string }
-  | { intent: "publish"; messageId: string; errors: FieldErrors }
-  | { intent: "other"; error: string };
 
 const chatUrl = (conversationId?: string | null) =>
   conversationId ? `/chatbot?c=${encodeURIComponent(conversationId)}` : "/chatbot";

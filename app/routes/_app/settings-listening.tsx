@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { data } from "react-router";
 import { z } from "zod";
-import { isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { ListeningHistorySettings } from "~/features/journey/components/listening-history";
 import {
@@ -100,7 +100,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   } catch (error) {
     if (error instanceof FormError) return data({ error: error.message }, { status: 400 });
     if (isAppError(error)) {
-      return data({ error: error.message }, { status: statusForAppError(error.code) });
+      return data({ error: error.message }, appErrorInit(error));
     }
     throw error;
   }

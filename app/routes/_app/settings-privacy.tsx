@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { unblockUser } from "~/features/blocks/blocks.server";
 import {
@@ -67,10 +67,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       });
     } catch (error) {
       if (!isAppError(error)) throw error;
-      return data(
-        { intent, errors: { form: [error.message] }, values },
-        { status: statusForAppError(error.code) },
-      );
+      return data({ intent, errors: { form: [error.message] }, values }, appErrorInit(error));
     }
   }
 
@@ -91,10 +88,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       });
     } catch (error) {
       if (!isAppError(error)) throw error;
-      return data(
-        { intent, errors: { form: [error.message] }, values },
-        { status: statusForAppError(error.code) },
-      );
+      return data({ intent, errors: { form: [error.message] }, values }, appErrorInit(error));
     }
   }
 

@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { UPLOAD_BODY_MAX_BYTES } from "~/features/posts/constants";
 import { ProfileSettingsForm } from "~/features/settings/components/profile-form";
@@ -38,7 +38,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     if (!isAppError(error)) throw error;
     return data(
       { intent: "avatar", errors: { avatar: [error.message] }, values: {} },
-      { status: statusForAppError(error.code) },
+      appErrorInit(error),
     );
   }
   const values = formStrings(form);
@@ -61,10 +61,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       }
     } catch (error) {
       if (!isAppError(error)) throw error;
-      return data(
-        { intent, errors: { avatar: [error.message] }, values },
-        { status: statusForAppError(error.code) },
-      );
+      return data({ intent, errors: { avatar: [error.message] }, values }, appErrorInit(error));
     }
     return redirectWithToast("/settings/profile", {
       type: "success",
@@ -81,10 +78,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   } catch (error) {
     if (!isAppError(error)) throw error;
     const field = error.code === "conflict" ? "username" : "form";
-    return data(
-      { intent, errors: { [field]: [error.message] }, values },
-      { status: statusForAppError(error.code) },
-    );
+    return data({ intent, errors: { [field]: [error.message] }, values }, appErrorInit(error));
   }
   return redirectWithToast("/settings/profile", { type: "success", title: "Profile saved" });
 }

@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { ConnectedPlayers } from "~/features/journey/listenbrainz/components/connected-players";
 import {
@@ -50,10 +50,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       );
     } catch (error) {
       if (!isAppError(error)) throw error;
-      return data(
-        { intent, errors: { form: [error.message] }, values },
-        { status: statusForAppError(error.code) },
-      );
+      return data({ intent, errors: { form: [error.message] }, values }, appErrorInit(error));
     }
   }
 

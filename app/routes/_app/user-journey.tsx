@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { getViewer, requireUser } from "~/features/auth/guards.server";
 import { chapterSchema, saveChapter } from "~/features/journey/chapters.server";
 import { JourneyPage } from "~/features/journey/components/journey-view";
@@ -55,10 +55,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
     await saveChapter({ userId: viewer.id, ...parsed.data });
   } catch (error) {
     if (!isAppError(error)) throw error;
-    return data(
-      { errors: { form: [error.message] }, values },
-      { status: statusForAppError(error.code) },
-    );
+    return data({ errors: { form: [error.message] }, values }, appErrorInit(error));
   }
   const url = new URL(request.url);
   return redirectWithToast(
@@ -99,10 +96,7 @@ async function postRecapAction(
     }));
   } catch (error) {
     if (!isAppError(error)) throw error;
-    return data(
-      { errors: { form: [error.message] }, values },
-      { status: statusForAppError(error.code) },
-    );
+    return data({ errors: { form: [error.message] }, values }, appErrorInit(error));
   }
   return redirectWithToast("/feed", {
     type: "success",

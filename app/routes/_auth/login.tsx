@@ -9,10 +9,11 @@ import { ContactField, contactKindOf } from "~/features/auth/components/contact-
 import { OAuthButtons } from "~/features/auth/components/oauth-buttons";
 import { continueAsGuest } from "~/features/auth/guest.server";
 import { configuredProviders, startOAuth } from "~/features/auth/oauth.server";
-import { codeSchema, fieldErrors, formValues, loginSchema } from "~/features/auth/schemas";
+import { codeSchema, formValues, loginSchema } from "~/features/auth/schemas";
 import { SharePreviewCard } from "~/features/share/components/share-preview-card";
 import { sharePreviewMeta, sharePreviewTitle } from "~/features/share/share-preview";
 import { loadSharePreview } from "~/features/share/share-preview.server";
+import { zodFieldErrors } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/login";
@@ -87,7 +88,7 @@ export async function action({ request }: Route.ActionArgs) {
     const parsed = codeSchema.safeParse(values);
     if (!parsed.success) {
       return data(
-        { stage: "code" as const, channel, to, errors: fieldErrors(parsed.error) },
+        { stage: "code" as const, channel, to, errors: zodFieldErrors(parsed.error) },
         { status: 400 },
       );
     }
@@ -109,7 +110,7 @@ export async function action({ request }: Route.ActionArgs) {
   const contact = values.email ?? values.phone ?? "";
   if (!parsed.success) {
     return data(
-      { stage: "form" as const, errors: fieldErrors(parsed.error), contact },
+      { stage: "form" as const, errors: zodFieldErrors(parsed.error), contact },
       { status: 400 },
     );
   }

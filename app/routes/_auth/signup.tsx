@@ -12,7 +12,8 @@ import {
   UsernameField,
 } from "~/features/auth/components/account-fields";
 import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
-import { codeSchema, fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
+import { codeSchema, formValues, signupSchema } from "~/features/auth/schemas";
+import { zodFieldErrors } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/signup";
@@ -36,7 +37,7 @@ export async function action({ request }: Route.ActionArgs) {
     const parsed = codeSchema.safeParse(values);
     if (!parsed.success) {
       return data(
-        { status: "code" as const, phone, errors: fieldErrors(parsed.error) as Errors },
+        { status: "code" as const, phone, errors: zodFieldErrors(parsed.error) as Errors },
         { status: 400 },
       );
     }
@@ -66,7 +67,7 @@ export async function action({ request }: Route.ActionArgs) {
   };
   if (!parsed.success) {
     return data(
-      { status: "error" as const, errors: fieldErrors(parsed.error), values: echo },
+      { status: "error" as const, errors: zodFieldErrors(parsed.error), values: echo },
       { status: 400 },
     );
   }

@@ -5,8 +5,9 @@ import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
 import { failureInit } from "~/features/auth/accounts.server";
 import { CodeField } from "~/features/auth/components/account-fields";
-import { codeSchema, fieldErrors, formValues } from "~/features/auth/schemas";
+import { codeSchema, formValues } from "~/features/auth/schemas";
 import { verifySecondFactor } from "~/features/auth/two-factor.server";
+import { zodFieldErrors } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/two-factor";
@@ -25,7 +26,7 @@ export async function action({ request }: Route.ActionArgs) {
   const values = formValues(await request.formData());
   const parsed = codeSchema.safeParse(values);
   if (!parsed.success)
-    return data({ errors: fieldErrors(parsed.error), isOver: false }, { status: 400 });
+    return data({ errors: zodFieldErrors(parsed.error), isOver: false }, { status: 400 });
   const result = await verifySecondFactor({
     code: parsed.data.code,
     isBackupCode: values.kind === "backup",

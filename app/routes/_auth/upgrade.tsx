@@ -12,7 +12,8 @@ import {
 } from "~/features/auth/components/account-fields";
 import { requireUser } from "~/features/auth/guards.server";
 import { upgradeGuest } from "~/features/auth/guest.server";
-import { fieldErrors, formValues, signupSchema } from "~/features/auth/schemas";
+import { formValues, signupSchema } from "~/features/auth/schemas";
+import { zodFieldErrors } from "~/lib/forms";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/upgrade";
 
@@ -39,7 +40,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   };
   const parsed = upgradeSchema.safeParse(values);
   if (!parsed.success) {
-    return data({ errors: fieldErrors(parsed.error), values: echo }, { status: 400 });
+    return data({ errors: zodFieldErrors(parsed.error), values: echo }, { status: 400 });
   }
   const email = z.string().parse(parsed.data.email);
   const result = await upgradeGuest({

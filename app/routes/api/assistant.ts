@@ -1,6 +1,6 @@
 import { data } from "react-router";
 import { z } from "zod";
-import { isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { runTurn, startTurn } from "~/features/assistant/conversations.server";
 import { getAssistantEngine } from "~/features/assistant/engines.server";
 import { type AssistantStreamEvent, encodeStreamEvent } from "~/features/assistant/stream-protocol";
@@ -46,7 +46,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     });
   } catch (error) {
     if (!isAppError(error)) throw error;
-    return data({ error: error.message }, { status: statusForAppError(error.code) });
+    return data({ error: error.message }, appErrorInit(error));
   }
 
   const stop = new AbortController();

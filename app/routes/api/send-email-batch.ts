@@ -1,6 +1,6 @@
 import { data } from "react-router";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { sendEmailBatch } from "~/features/admin/email.server";
-import { AdminError } from "~/features/admin/errors";
 import { MAX_BATCH_REQUEST_BYTES } from "~/features/admin/limits";
 import { describeIssues, sendEmailBatchSchema } from "~/features/admin/schemas";
 import { requireAdminApi } from "~/features/auth/guards.server";
@@ -65,8 +65,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   try {
     return await sendEmailBatch({ actorId: viewer.id, idempotencyKey, ...parsed.data });
   } catch (error) {
-    if (error instanceof AdminError) {
-      throw data({ error: error.message, issues: [error.message] }, { status: error.status });
+    if (isAppError(error)) {
+      throw data({ error: error.message, issues: [error.message] }, appErrorInit(error));
     }
     throw error;
   }

@@ -1,7 +1,7 @@
 import { showToast } from "~/components/ui/toaster";
 
 /** What admin actions answer: a message to confirm, or the reason it did not happen. */
-export type ActionResult = { ok: true; message: string } | { ok: false; error: string };
+export type ActionResult = { ok: true; message: string } | { ok: false; message: string };
 
 /**
  * The admin routes' clientAction: runs the server action and shows its outcome as a toast,
@@ -17,6 +17,6 @@ export async function announceAdminAction<T extends ActionResult>(
 ): Promise<T> {
   const result = await serverAction();
   if (result.ok) showToast({ type: "success", title: result.message });
-  else showToast({ type: "error", title: result.error });
+  else showToast({ type: "error", title: result.message });
   return result;
 }

@@ -37,7 +37,7 @@ export function ReasonDialog({
   const reasonId = useId();
   const errorId = useId();
   const busy = fetcher.state !== "idle";
-  const error = fetcher.data && !fetcher.data.ok ? fetcher.data.error : null;
+  const error = fetcher.data && !fetcher.data.ok ? fetcher.data.message : null;
 
   useEffect(() => {
     if (fetcher.state === "idle" && fetcher.data?.ok) dialog.current?.close();

@@ -12,7 +12,7 @@ import { Button } from "~/components/ui/button";
 import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { Icon } from "~/components/ui/icon";
 import { cn } from "~/lib/utils";
-import type { ChatActionData } from "~/routes/_app/chatbot";
+import type { ChatActionData } from "../constants";
 import {
   ASSISTANT_MESSAGE_MAX_LENGTH,
   ASSISTANT_SUGGESTIONS,

@@ -11,8 +11,9 @@ import { LOAD_ERRORS } from "~/features/admin/errors";
 import { formatDateTime } from "~/features/admin/format";
 import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.server";
-import { deleteCommentSchema, formErrors } from "~/features/admin/schemas";
+import { deleteCommentSchema } from "~/features/admin/schemas";
 import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
+import { zodFieldErrors } from "~/lib/forms";
 import type { Route } from "./+types/comments";
 
 export const meta: Route.MetaFunction = () => [{ title: "Comments · Admin · Soundtrail" }];
@@ -30,8 +31,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
   const parsed = deleteCommentSchema.safeParse(Object.fromEntries(await request.formData()));
   if (!parsed.success) {
-    const first = Object.values(formErrors(parsed.error)).flat()[0] ?? "Check the form.";
-    return data({ ok: false as const, error: first }, { status: 400 });
+    const first = Object.values(zodFieldErrors(parsed.error)).flat()[0] ?? "Check the form.";
+    return data({ ok: false as const, message: first }, { status: 400 });
   }
   return runAdminAction(async () => {
     await deleteCommentAsAdmin({ actorId: viewer.id, ...parsed.data });

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Icon } from "~/components/ui/icon";
+import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
 import { EmailComposer } from "~/features/admin/components/email-composer";
 import { LoadError } from "~/features/admin/components/load-error";
 import { Pager } from "~/features/admin/components/pager";
@@ -18,12 +19,13 @@ import {
   listAllUsers,
   listCampaigns,
 } from "~/features/admin/email.server";
-import { AdminError, LOAD_ERRORS } from "~/features/admin/errors";
+import { LOAD_ERRORS } from "~/features/admin/errors";
 import { formatDateTime } from "~/features/admin/format";
 import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData } from "~/features/admin/route-helpers.server";
-import { campaignSchema, formErrors } from "~/features/admin/schemas";
+import { campaignSchema } from "~/features/admin/schemas";
 import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
+import { zodFieldErrors } from "~/lib/forms";
 import type { Route } from "./+types/email";
 
 export const meta: Route.MetaFunction = () => [{ title: "Bulk e-mail · Admin · Soundtrail" }];
@@ -59,7 +61,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const isResume = (body as { intent?: unknown } | null)?.intent === "resume";
   const parsed = isResume ? resumeSchema.safeParse(body) : campaignSchema.safeParse(body);
   if (!parsed.success) {
-    return data<ActionData>({ ok: false, errors: formErrors(parsed.error) }, { status: 400 });
+    return data<ActionData>({ ok: false, errors: zodFieldErrors(parsed.error) }, { status: 400 });
   }
   try {
     const input = parsed.data;
@@ -69,10 +71,10 @@ export async function action({ context, request }: Route.ActionArgs) {
         : await createCampaign({ actorId: viewer.id, ...input });
     return data<ActionData>({ ok: true, campaign });
   } catch (error) {
-    if (error instanceof AdminError) {
+    if (isAppError(error)) {
       return data<ActionData>(
         { ok: false, errors: { form: [error.message] } },
-        { status: error.status },
+        appErrorInit(error),
       );
     }
     throw error;

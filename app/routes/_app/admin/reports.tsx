@@ -10,8 +10,9 @@ import { formatDateTime } from "~/features/admin/format";
 import { parsePageParam } from "~/features/admin/paging";
 import { deleteReportedContent, listReports, resolveReport } from "~/features/admin/reports.server";
 import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.server";
-import { formErrors, reportActionSchema } from "~/features/admin/schemas";
+import { reportActionSchema } from "~/features/admin/schemas";
 import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
+import { zodFieldErrors } from "~/lib/forms";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/reports";
 
@@ -42,8 +43,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
   const parsed = reportActionSchema.safeParse(Object.fromEntries(await request.formData()));
   if (!parsed.success) {
-    const first = Object.values(formErrors(parsed.error)).flat()[0] ?? "Check the form.";
-    return data({ ok: false as const, error: first }, { status: 400 });
+    const first = Object.values(zodFieldErrors(parsed.error)).flat()[0] ?? "Check the form.";
+    return data({ ok: false as const, message: first }, { status: 400 });
   }
   const input = parsed.data;
   return runAdminAction(async () => {

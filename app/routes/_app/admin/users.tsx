@@ -12,9 +12,10 @@ import { LOAD_ERRORS } from "~/features/admin/errors";
 import { formatDateTime } from "~/features/admin/format";
 import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.server";
-import { formErrors, userActionSchema } from "~/features/admin/schemas";
+import { userActionSchema } from "~/features/admin/schemas";
 import { banUser, listUsers, setUserAdmin, unbanUser } from "~/features/admin/users.server";
 import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
+import { zodFieldErrors } from "~/lib/forms";
 import type { Route } from "./+types/users";
 
 export const meta: Route.MetaFunction = () => [{ title: "Users · Admin · Soundtrail" }];
@@ -32,9 +33,9 @@ export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
   const parsed = userActionSchema.safeParse(Object.fromEntries(await request.formData()));
   if (!parsed.success) {
-    const errors = formErrors(parsed.error);
+    const errors = zodFieldErrors(parsed.error);
     const first = Object.values(errors).flat()[0] ?? "Check the form.";
-    return data({ ok: false as const, error: first }, { status: 400 });
+    return data({ ok: false as const, message: first }, { status: 400 });
   }
   const input = parsed.data;
   const actorId = viewer.id;

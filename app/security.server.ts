@@ -1,5 +1,5 @@
-import { EMBED_ORIGINS } from "../features/posts/links";
-import { getEnv } from "./env.server";
+import { EMBED_ORIGINS } from "~/features/posts/links";
+import { getEnv } from "~/lib/env.server";
 
 const isDev = process.env.NODE_ENV === "development";
 
