@@ -164,6 +164,7 @@ export async function startTurn(options: {
     throw new AppError(
       "rate_limited",
       `You are sending messages faster than the assistant can keep up. Try again in ${limit.retryAfterSeconds} seconds.`,
+      limit.retryAfterSeconds,
     );
   }
   const db = getDb();
