@@ -38,6 +38,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     const handle = await openDatabase({
       databaseUrl: env.DATABASE_URL,
       dataDir: path.join(env.DATA_DIR, "pglite"),
+      sharedBuffersMb: env.PGLITE_SHARED_BUFFERS_MB,
     });
     await migrateDatabase(handle);
     setDatabase(handle);

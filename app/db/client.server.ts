@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { logger } from "~/core/logger.server";
+import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from "~/lib/env.server";
 import * as schema from "./schema";
 import { logOutageOr } from "./unavailable.server";
 
@@ -46,6 +47,20 @@ export interface OpenDatabaseOptions {
    * an empty one. Tests clone one migrated database this way (app/db/test-db.server.ts).
    */
   loadDataDir?: Blob;
+  /**
+   * PGlite's shared buffers in MB (PGLITE_SHARED_BUFFERS_MB); default
+   * `DEFAULT_PGLITE_SHARED_BUFFERS_MB`. They are most of the server's resident memory: pages
+   * once touched stay resident, and the WebAssembly memory never shrinks.
+   */
+  sharedBuffersMb?: number;
+}
+
+/**
+ * PGlite's start parameters: its own defaults plus the shared buffers. (Its `postgresqlconf`
+ * option would replace postgresql.conf as a whole; a `-c` parameter only sets this one.)
+ */
+export function pgliteStartParams(sharedBuffersMb = DEFAULT_PGLITE_SHARED_BUFFERS_MB): string[] {
+  return [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`];
 }
 
 interface StatementLog {
@@ -179,14 +194,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const inMemory = !options.dataDir || options.dataDir.startsWith("memory://");
   let release = () => {};
   let pglite: PGlite;
+  const startParams = pgliteStartParams(options.sharedBuffersMb);
   if (inMemory) {
-    pglite = new PGlite({ extensions, loadDataDir: options.loadDataDir });
+    pglite = new PGlite({ extensions, loadDataDir: options.loadDataDir, startParams });
   } else {
     const dir = options.dataDir as string;
     mkdirSync(dir, { recursive: true });
     release = acquirePgliteLock(dir);
     try {
-      pglite = new PGlite(dir, { extensions });
+      pglite = new PGlite(dir, { extensions, startParams });
       await pglite.waitReady;
     } catch (error) {
       release();

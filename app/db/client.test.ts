@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { count, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from "../lib/env.server";
 import {
   DatabaseUnavailableError,
   openDatabase,
@@ -60,12 +61,19 @@ describe("embedded database on disk", () => {
     const first = await openDatabase({ dataDir: dir });
     await migrateDatabase(first);
     await first.db.insert(appMeta).values({ key: "k", value: "persisted" });
+    const buffers = sql`select current_setting('shared_buffers') as size`;
+    // PGLITE_SHARED_BUFFERS_MB's default, set alone (PGlite's other start parameters kept).
+    expect(rowsOf(await first.db.execute(buffers))).toEqual([
+      { size: `${DEFAULT_PGLITE_SHARED_BUFFERS_MB}MB` },
+    ]);
     await first.close();
 
-    const second = await openDatabase({ dataDir: dir });
+    const second = await openDatabase({ dataDir: dir, sharedBuffersMb: 16 });
     const rows = await second.db.select({ value: appMeta.value }).from(appMeta);
+    const resized = rowsOf(await second.db.execute(buffers));
     await second.close();
     expect(rows).toEqual([{ value: "persisted" }]);
+    expect(resized).toEqual([{ size: "16MB" }]);
   });
 
   it("refuses a data directory another live process holds, naming the directory", async () => {

@@ -24,6 +24,13 @@ const commaList = z
       .filter(Boolean),
   );
 
+/**
+ * PGlite's shared buffers unless PGLITE_SHARED_BUFFERS_MB says otherwise: PostgreSQL's own
+ * default is 128 MB, which made the embedded server 600 MB resident under load (bench/README.md,
+ * issue 17 item 6). The database's files stay in the operating system's page cache either way.
+ */
+export const DEFAULT_PGLITE_SHARED_BUFFERS_MB = 32;
+
 /** The environment as the process sees it; every variable is documented in README §Configuration. */
 export const envSchema = z
   .object({
@@ -94,6 +101,16 @@ export const envSchema = z
       .min(0, "must be 0 or more")
       .max(100_000, "must be at most 100000")
       .default(500),
+    /**
+     * The embedded database's shared buffers, in MB (PGlite only; a PostgreSQL server has its
+     * own postgresql.conf). They stay resident once used: the server's memory is mostly this.
+     */
+    PGLITE_SHARED_BUFFERS_MB: z.coerce
+      .number({ error: "must be a number of megabytes" })
+      .int("must be a whole number of megabytes")
+      .min(1, "must be at least 1")
+      .max(16_384, "must be at most 16384")
+      .default(DEFAULT_PGLITE_SHARED_BUFFERS_MB),
     /**
      * Database maintenance every this many minutes (0: never): purges expired rows everywhere,
      * and on the embedded database vacuums and analyzes (docs/decisions/019).

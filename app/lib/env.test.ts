@@ -58,6 +58,17 @@ describe("configuration", () => {
     );
   });
 
+  it("reads the embedded database's shared buffers", () => {
+    expect(parseEnv({}).PGLITE_SHARED_BUFFERS_MB).toBe(32);
+    expect(parseEnv({ PGLITE_SHARED_BUFFERS_MB: "128" }).PGLITE_SHARED_BUFFERS_MB).toBe(128);
+    expect(() => parseEnv({ PGLITE_SHARED_BUFFERS_MB: "0" })).toThrow(
+      /PGLITE_SHARED_BUFFERS_MB: must be at least 1/,
+    );
+    expect(() => parseEnv({ PGLITE_SHARED_BUFFERS_MB: "lots" })).toThrow(
+      /PGLITE_SHARED_BUFFERS_MB: must be a number of megabytes/,
+    );
+  });
+
   it("treats empty strings as unset", () => {
     expect(parseEnv({ DATABASE_URL: "", SMTP_URL: " " }).DATABASE_URL).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { shownName } from "~/core/person";
 import { canSeePost } from "~/core/visibility.server";
 import { type Database, type DbOrTx, getDb } from "~/db/client.server";
@@ -208,7 +208,7 @@ function cardFields(page: Page, viewerId: string | null) {
   };
 }
 
-type CardRow = Awaited<ReturnType<typeof queryRows>>[number];
+export type CardRow = Awaited<ReturnType<typeof queryRows>>[number];
 
 function toCard(r: CardRow): PostCardData {
   return {
@@ -251,9 +251,10 @@ function toCard(r: CardRow): PostCardData {
 
 /**
  * The page as ONE statement: the inner query picks the posts (see pageOfPosts), the outer one
- * adds authors, images, counts and the viewer's relation per post.
+ * adds authors, images, counts and the viewer's relation per post. Exported for the test that
+ * holds `timelineRows` to it (app/features/feed/feed-page-function.test.ts).
  */
-function queryRows(
+export function queryRows(
   db: DbOrTx,
   viewerId: string | null,
   source: PostSource,
@@ -270,6 +271,60 @@ function queryRows(
     .orderBy(desc(page.createdAt), desc(page.id));
 }
 
+/** A column of `feed_timeline_page`'s result, typed and decoded as the inline query's is. */
+function pageColumn<T>(name: string, decoder?: Parameters<SQL["mapWith"]>[0]) {
+  const column = sql<T>`${sql.identifier("page")}.${sql.identifier(name)}`;
+  return decoder ? column.mapWith(decoder) : column;
+}
+
+/**
+ * A person's own home timeline through the `feed_timeline_page` function (drizzle/0022): the
+ * rows `queryRows` gives for `{ kind: "timeline" }`, from a statement whose plan the connection
+ * keeps (PL/pgSQL caches it), where the inline statement was planned again on every call.
+ * Still one statement. The function returns its rows in the page's order (a function scan reads
+ * them as they were returned), so the statement adds no sort.
+ */
+export function timelineRows(
+  db: DbOrTx,
+  viewerId: string,
+  cursor: Cursor | null,
+  limit: number,
+): Promise<CardRow[]> {
+  return db
+    .select({
+      id: pageColumn<CardRow["id"]>("id"),
+      kind: pageColumn<CardRow["kind"]>("kind"),
+      title: pageColumn<CardRow["title"]>("title"),
+      artist: pageColumn<CardRow["artist"]>("artist"),
+      album: pageColumn<CardRow["album"]>("album"),
+      linkUrl: pageColumn<CardRow["linkUrl"]>("link_url"),
+      note: pageColumn<CardRow["note"]>("note"),
+      mood: pageColumn<CardRow["mood"]>("mood"),
+      audience: pageColumn<CardRow["audience"]>("audience"),
+      createdAt: pageColumn<CardRow["createdAt"]>("created_at", posts.createdAt),
+      editedAt: pageColumn<CardRow["editedAt"]>("edited_at", posts.editedAt),
+      authorId: pageColumn<CardRow["authorId"]>("author_id"),
+      authorUsername: pageColumn<CardRow["authorUsername"]>("author_username"),
+      authorDisplayName: pageColumn<CardRow["authorDisplayName"]>("author_display_name"),
+      authorAvatarUrl: pageColumn<CardRow["authorAvatarUrl"]>("author_avatar_url"),
+      imageId: pageColumn<CardRow["imageId"]>("image_id"),
+      imageWidth: pageColumn<CardRow["imageWidth"]>("image_width"),
+      imageHeight: pageColumn<CardRow["imageHeight"]>("image_height"),
+      previewStatus: pageColumn<CardRow["previewStatus"]>("preview_status"),
+      previewTitle: pageColumn<CardRow["previewTitle"]>("preview_title"),
+      previewArtist: pageColumn<CardRow["previewArtist"]>("preview_artist"),
+      previewEmbedUrl: pageColumn<CardRow["previewEmbedUrl"]>("preview_embed_url"),
+      previewArt: pageColumn<CardRow["previewArt"]>("preview_art"),
+      likeCount: pageColumn<CardRow["likeCount"]>("like_count"),
+      commentCount: pageColumn<CardRow["commentCount"]>("comment_count"),
+      viewerHasLiked: pageColumn<CardRow["viewerHasLiked"]>("viewer_has_liked"),
+      viewerFollowsAuthor: pageColumn<CardRow["viewerFollowsAuthor"]>("viewer_follows_author"),
+    })
+    .from(
+      sql`feed_timeline_page(${viewerId}, ${cursor?.createdAt ?? null}::timestamptz, ${cursor?.id ?? null}::uuid, ${limit}::int) as ${sql.identifier("page")}`,
+    );
+}
+
 /**
  * One page of posts with their authors, images, counts and the viewer's likes — in ONE SQL
  * statement whatever the page size. Every source applies the shared visibility rule.
@@ -279,7 +334,10 @@ export async function selectPostCards(options: SelectPostCardsOptions): Promise<
   const db = options.db ?? getDb();
   const limit = Math.min(Math.max(options.limit ?? FEED_PAGE_SIZE, 1), MAX_PAGE_SIZE);
   const cursor = decodeCursor(options.cursor);
-  const rows = await queryRows(db, viewerId, source, cursor, limit + 1);
+  const rows =
+    source.kind === "timeline" && viewerId === source.userId
+      ? await timelineRows(db, viewerId, cursor, limit + 1)
+      : await queryRows(db, viewerId, source, cursor, limit + 1);
   const cards = rows.slice(0, limit).map(toCard);
   const last = cards[cards.length - 1];
   return {
