@@ -3,6 +3,7 @@ import { data, Links, Meta, Outlet, Scripts, ScrollRestoration } from "react-rou
 import type { Route } from "./+types/root";
 import "./app.css";
 import { RouteErrorScreen } from "~/components/layout/error-screen";
+import { InlineIconSheet } from "~/components/ui/icon";
 import { showToast, Toaster } from "~/components/ui/toaster";
 import { colorModeOf } from "~/lib/color-mode.server";
 import { requestInfoContext, viewerContext } from "~/lib/context.server";
@@ -85,6 +86,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         >
           Skip to content
         </a>
+        <InlineIconSheet />
         {children}
         <Toaster />
         <ScrollRestoration nonce={nonce} />
