@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { PassThrough, pipeline } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import type { RenderToPipeableStreamOptions } from "react-dom/server";
@@ -7,6 +7,7 @@ import type { EntryContext, HandleErrorFunction } from "react-router";
 import { isRouteErrorResponse, RouterContextProvider, ServerRouter } from "react-router";
 import { isDatabaseUnavailable, logDatabaseUnavailable } from "~/db/unavailable.server";
 import { type RequestInfo, requestInfoContext } from "~/lib/context.server";
+import { headLinks } from "~/lib/head-links.server";
 import { logger } from "~/lib/logger.server";
 import { NonceContext } from "~/lib/nonce";
 import { contentSecurityPolicy } from "~/lib/security.server";
@@ -88,7 +89,9 @@ export default function handleRequest(
               callback();
             },
           });
-          const stream = createReadableStreamFromReadable(body);
+          const document = headLinks();
+          pipeline(body, document, () => {});
+          const stream = createReadableStreamFromReadable(document);
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           pipe(body);
           resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));
