@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { PassThrough, pipeline } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import type { RenderToPipeableStreamOptions } from "react-dom/server";
@@ -8,6 +8,7 @@ import { isRouteErrorResponse, RouterContextProvider, ServerRouter } from "react
 import { logger } from "~/core/logger.server";
 import { isDatabaseUnavailable, logDatabaseUnavailable } from "~/db/unavailable.server";
 import { type RequestInfo, requestInfoContext } from "~/lib/context.server";
+import { headLinks } from "~/lib/head-links.server";
 import { NonceContext } from "~/lib/nonce";
 import { contentSecurityPolicy } from "./security.server";
 
@@ -88,7 +89,9 @@ export default function handleRequest(
               callback();
             },
           });
-          const stream = createReadableStreamFromReadable(body);
+          const document = headLinks();
+          pipeline(body, document, () => {});
+          const stream = createReadableStreamFromReadable(document);
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           pipe(body);
           resolve(new Response(stream, { headers: responseHeaders, status: responseStatusCode }));

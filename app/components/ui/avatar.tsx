@@ -1,8 +1,9 @@
 import { cn } from "~/lib/utils";
 
+// md is .avatar's own size (app.css): no classes on the post cards' avatars; these override it.
 const sizes = {
   sm: "size-8 text-xs",
-  md: "size-10 text-sm",
+  md: "",
   lg: "size-20 text-2xl",
 } as const;
 
@@ -35,18 +36,9 @@ export function Avatar({
   // .avatar (app.css): the round frame, centred initial, bold text, muted backdrop for a picture.
   const classes = cn("avatar", sizes[size], className);
   if (src) {
-    const px = size === "lg" ? 80 : size === "md" ? 40 : 32;
-    return (
-      <img
-        src={src}
-        alt=""
-        width={px}
-        height={px}
-        loading="lazy"
-        decoding="async"
-        className={classes}
-      />
-    );
+    // No width/height attributes: .avatar and the size classes give it its size (CSS that
+    // blocks rendering, so nothing moves when the picture arrives).
+    return <img src={src} alt="" loading="lazy" className={classes} />;
   }
   return (
     <span

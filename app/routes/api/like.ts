@@ -18,9 +18,18 @@ export async function action({ request, context }: Route.ActionArgs) {
   const viewer = getViewer(context);
   if (!viewer && hasBearer(request.headers)) throw bearerRefused();
   if (!viewer) throw redirect(loginUrlFor(returnPath(request, form, "/feed")));
+  // The like button names its post in the action's URL (`/api/like?postId=…`: one attribute
+  // instead of a hidden input on every card); a form field still wins, as API clients send it.
+  const fromUrl = new URL(request.url).searchParams.get("postId");
+  if (!form.has("postId") && fromUrl !== null) form.set("postId", fromUrl);
   const parsed = schema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw data("Say which post to like or unlike", { status: 400 });
   const { postId, intent } = parsed.data;
+  // The like button sends no return path: a plain form goes back to the page it came from
+  // (the Referer), at this post.
+  if (!form.has("redirectTo")) {
+    form.set("redirectTo", `${returnPath(request, form, `/post/${postId}`)}#post-${postId}`);
+  }
   return respond({
     request,
     form,

@@ -1,4 +1,3 @@
-import { cn } from "~/lib/utils";
 import { coverUrl } from "../cover";
 
 /**
@@ -26,8 +25,7 @@ export function Cover({
       width={size}
       height={size}
       loading="lazy"
-      decoding="async"
-      className={cn("cover", className)}
+      className={className}
     />
   );
 }

@@ -56,9 +56,14 @@ export function FeedList({
   return (
     <div>
       <ul aria-label={label} className="flex flex-col gap-4">
-        {all.map((post) => (
+        {all.map((post, index) => (
           <li key={post.id}>
-            <PostCard post={post} viewerId={viewerId} showFollow={showFollow} />
+            <PostCard
+              post={post}
+              viewerId={viewerId}
+              showFollow={showFollow}
+              discover={index === 0}
+            />
           </li>
         ))}
       </ul>

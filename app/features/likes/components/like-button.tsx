@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { Link, useFetcher, useLocation } from "react-router";
+import { Form, Link, useFetcher, useLocation } from "react-router";
 import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
 import { Icon } from "~/components/ui/icon";
 
@@ -24,6 +24,8 @@ export function LikeButton({
   likeCount: number;
   isSignedIn: boolean;
 }) {
+  // Without JavaScript the action sends the browser back to this post on the page it came from
+  // (its Referer, plus #post-…), so the form carries no return path of its own.
   const fetcher = useFetcher<LikeOutcome>({ key: `like-${postId}` });
   const location = useLocation();
   const [confirmed, setConfirmed] = useState({ liked, likeCount });
@@ -43,36 +45,41 @@ export function LikeButton({
         }
       : confirmed;
   const here = `${location.pathname}${location.search}`;
-  // .post-action in app.css: the look of the like and comment buttons under a post.
-  const classes = "post-action";
+  // The look of the like and comment buttons, liked or not, is the post card's footer's
+  // (.post-card > footer in app.css): no classes on them.
 
   if (!isSignedIn) {
     return (
       <Link
         to={`/auth/login?${new URLSearchParams({ redirectTo: here })}`}
-        className={classes}
         aria-label={`${countLabel(shown.likeCount)}. Sign in to like`}
       >
-        <Icon name="heart" className="size-4" />
+        <Icon name="heart" bare />
         {shown.likeCount}
       </Link>
     );
   }
   return (
-    <fetcher.Form method="post" action="/api/like">
-      <input type="hidden" name="postId" value={postId} />
-      <input type="hidden" name="redirectTo" value={`${here}#post-${postId}`} />
+    // The fetcher's own form, as <Form navigate={false}> with its key: that one takes
+    // discover="none" (/api/like is a resource route, nothing to discover).
+    <Form
+      method="post"
+      action={`/api/like?postId=${postId}`}
+      navigate={false}
+      fetcherKey={`like-${postId}`}
+      discover="none"
+    >
       <button
         type="submit"
         name="intent"
         value={shown.liked ? "unlike" : "like"}
         aria-pressed={shown.liked}
         aria-label={`Like (${countLabel(shown.likeCount)})`}
-        className={shown.liked ? "post-action is-liked" : classes}
       >
-        <Icon name="heart" className="size-4" />
-        <span aria-hidden="true">{shown.likeCount}</span>
+        <Icon name="heart" bare />
+        {/* aria-label names the button: the count needs no aria-hidden of its own. */}
+        {shown.likeCount}
       </button>
-    </fetcher.Form>
+    </Form>
   );
 }

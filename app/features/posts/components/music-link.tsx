@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { Icon } from "~/components/ui/icon";
+import { cn } from "~/lib/utils";
 import { recognizeLink } from "../links";
 import type { LinkPreview } from "../post-cards.server";
 
@@ -15,10 +16,13 @@ export function MusicLink({
   url,
   title,
   preview = null,
+  className,
 }: {
   url: string;
   title: string;
   preview?: LinkPreview | null;
+  /** Added to whichever box it renders (link, card or player). */
+  className?: string;
 }) {
   const link = recognizeLink(url);
   // The Play button exists once the page runs: before that it could do nothing.
@@ -29,9 +33,12 @@ export function MusicLink({
     return (
       <a
         href={url}
-        rel="noopener noreferrer nofollow ugc"
+        rel="noreferrer nofollow ugc"
         target="_blank"
-        className="inline-flex max-w-full items-center gap-1.5 break-all text-sm font-medium text-primary underline underline-offset-2"
+        className={cn(
+          "inline-flex max-w-full items-center gap-1.5 break-all text-sm font-medium text-primary underline underline-offset-2",
+          className,
+        )}
       >
         <Icon name="external-link" className="size-4 shrink-0" />
         {url}
@@ -42,10 +49,11 @@ export function MusicLink({
   const embedUrl = preview?.embedUrl ?? link.embedUrl;
   // A player known only from the service's answer: audio-sized, except YouTube's videos.
   const height = link.embedUrl ? link.embedHeight : link.service.startsWith("youtube") ? null : 166;
+  // rel: noreferrer implies noopener.
   const open = (
-    <a href={link.url} rel="noopener noreferrer nofollow" target="_blank" className="music-open">
+    <a href={link.url} rel="noreferrer nofollow" target="_blank" className="music-open">
       {`Open in ${link.serviceName}`}
-      <Icon name="external-link" className="size-3" />
+      <Icon name="external-link" bare />
     </a>
   );
   if (embedUrl && isPlaying) {
@@ -56,19 +64,20 @@ export function MusicLink({
         height={height}
         serviceName={link.serviceName}
         open={open}
+        className={className}
       />
     );
   }
   return (
-    <div className="music-row">
+    <div className={cn("music-row", className)}>
       {embedUrl && isHydrated ? (
         <button type="button" className="music-play" onClick={() => setIsPlaying(true)}>
-          <Icon name="play" className="size-4" />
+          <Icon name="play" bare />
           Play<span className="sr-only">{` “${title}” on ${link.serviceName}`}</span>
         </button>
       ) : null}
       <span className="music-about">
-        <span className="music-card-service">{link.serviceName}</span>
+        <span>{link.serviceName}</span>
         {about ? <span className="music-title">{about}</span> : null}
       </span>
       {open}
@@ -83,12 +92,14 @@ function Player({
   height,
   serviceName,
   open,
+  className,
 }: {
   src: string;
   title: string;
   height: number | null;
   serviceName: string;
   open: React.ReactNode;
+  className?: string;
 }) {
   const [state, setState] = useState<"loading" | "loaded" | "failed">("loading");
   const frame = useRef<HTMLIFrameElement>(null);
@@ -102,7 +113,7 @@ function Player({
   }, []);
   const isVideo = height === null;
   return (
-    <div className="music-embed">
+    <div className={cn("music-embed", className)}>
       {state === "failed" ? (
         <p role="alert" className="px-3 py-3 text-sm">
           {`The ${serviceName} player did not load. Try the link below, or reload the page.`}

@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import { Link } from "react-router";
 import { cn } from "~/lib/utils";
 import { tagHref, tokenizeNote } from "../note";
@@ -9,8 +10,18 @@ const linkClass = "note-link";
  * User text with its links, @mentions and #tags turned into links. Every piece is a React
  * text node or element, so markup typed by a user is shown as text and never runs.
  */
-export function NoteText({ text, className }: { text: string; className?: string }) {
+export function NoteText({
+  text,
+  className,
+  discover = true,
+}: {
+  text: string;
+  className?: string;
+  /** `data-discover` on the mention and tag links (a list of cards needs it on one card). */
+  discover?: boolean;
+}) {
   const segments = tokenizeNote(text);
+  const discoverLinks = discover ? "render" : "none";
   return (
     <p className={cn("note", className)}>
       {segments.map((segment, index) => {
@@ -22,7 +33,7 @@ export function NoteText({ text, className }: { text: string; className?: string
                 key={key}
                 href={segment.href}
                 className={cn(linkClass, "break-all")}
-                rel="noopener noreferrer nofollow ugc"
+                rel="noreferrer nofollow ugc"
                 target="_blank"
               >
                 {segment.text}
@@ -30,18 +41,30 @@ export function NoteText({ text, className }: { text: string; className?: string
             );
           case "mention":
             return (
-              <Link key={key} to={`/u/${segment.username}`} prefetch="intent" className={linkClass}>
+              <Link
+                key={key}
+                to={`/u/${segment.username}`}
+                prefetch="intent"
+                discover={discoverLinks}
+                className={linkClass}
+              >
                 {segment.text}
               </Link>
             );
           case "tag":
             return (
-              <Link key={key} to={tagHref(segment.tag)} className={linkClass}>
+              <Link
+                key={key}
+                to={tagHref(segment.tag)}
+                discover={discoverLinks}
+                className={linkClass}
+              >
                 {segment.text}
               </Link>
             );
           default:
-            return <span key={key}>{segment.text}</span>;
+            // Plain text needs no element of its own (segments never hold two texts in a row).
+            return <Fragment key={key}>{segment.text}</Fragment>;
         }
       })}
     </p>

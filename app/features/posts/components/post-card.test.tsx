@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { renderToString } from "react-dom/server";
 import { createRoutesStub } from "react-router";
 import { describe, expect, it } from "vitest";
+import { INLINE_ICON_NAMES } from "~/components/ui/icons/inline";
 import { PostCard, type PostCardData } from "./post-card";
 
 /*
@@ -48,6 +49,13 @@ function FeedWithOnePost() {
 
 const Stub = createRoutesStub([{ path: "/feed", Component: FeedWithOnePost }]);
 
+/** The same card as the second one of a list renders it. */
+function FeedWithOneQuietPost() {
+  return <PostCard post={post} viewerId="b" discover={false} />;
+}
+
+const QuietStub = createRoutesStub([{ path: "/feed", Component: FeedWithOneQuietPost }]);
+
 /** The card as a signed-in reader (not its author) gets it from the server. */
 function render(card: PostCardData = post): string {
   shown = card;
@@ -55,11 +63,16 @@ function render(card: PostCardData = post): string {
 }
 
 describe("post card markup", () => {
-  it("draws its icons from the sprite, not as inline paths", () => {
+  it("draws its icons from the document's inline symbols, not as inline paths", () => {
     const html = render();
     expect(html).not.toMatch(/<path|<circle|<rect/);
-    const uses = html.match(/<use href="[^"]*sprite[^"#]*#[\w-]+"/g) ?? [];
+    // `#heart`: a symbol the root layout inlines once per document (INLINE_ICONS), with no
+    // class of its own (.post-card svg styles it).
+    const uses = html.match(/<svg aria-hidden="true"><use href="#[\w-]+"/g) ?? [];
     expect(uses.length).toBeGreaterThanOrEqual(5);
+    for (const use of uses) {
+      expect(INLINE_ICON_NAMES.has(use.match(/#([\w-]+)/)?.[1] ?? "")).toBe(true);
+    }
   });
 
   it("renders no menu items while the menu is closed, and no player frame before hydration", () => {
@@ -70,10 +83,15 @@ describe("post card markup", () => {
     expect(html).toContain("Open in YouTube");
   });
 
-  it("stays lean: well under the 5 KB it used to weigh", () => {
+  it("stays within the budget of 2 KB per card (issue 17)", () => {
     const article = render().match(/<article\b[\s\S]*<\/article>/)?.[0] ?? "";
     expect(article.length).toBeGreaterThan(0);
-    expect(Buffer.byteLength(article)).toBeLessThan(3 * 1024);
+    expect(Buffer.byteLength(article)).toBeLessThanOrEqual(2048);
+  });
+
+  it("carries React Router's data-discover only when asked (one card of a list is enough)", () => {
+    expect(render()).toContain("data-discover");
+    expect(renderToString(<QuietStub initialEntries={["/feed"]} />)).not.toContain("data-discover");
   });
 
   it("shows the link's artwork and what the service says, with no player frame, still lean", () => {

@@ -2,7 +2,7 @@ import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
-import { Cover, postCoverOf } from "~/features/artwork";
+import { postArtUrl } from "~/features/artwork";
 import { FollowButton } from "~/features/follows";
 import { LikeButton } from "~/features/likes";
 import { AUDIENCE_LABELS, type Audience, KIND_LABELS, moodOf } from "../constants";
@@ -32,6 +32,7 @@ export function PostCard({
   headingLevel = 2,
   showFollow = false,
   linkToPost = true,
+  discover = true,
 }: {
   post: PostCardData;
   viewerId: string | null;
@@ -39,14 +40,21 @@ export function PostCard({
   /** Offer "Follow" for authors the viewer does not follow yet (the "Everyone" tab). */
   showFollow?: boolean;
   linkToPost?: boolean;
+  /**
+   * Let React Router discover the routes of this card's links (`data-discover`). A list needs
+   * it on one card only: every card links to the same routes, and the attribute costs bytes.
+   */
+  discover?: boolean;
 }) {
+  const discoverLinks = discover ? "render" : "none";
   const mood = moodOf(post.mood);
   const isOwn = post.author.id === viewerId;
   const Heading = `h${headingLevel}` as "h1" | "h2" | "h3";
   const sub = subtitle(post);
   return (
     <article id={`post-${post.id}`} className="post-card">
-      <header className="post-head">
+      {/* .post-card > header, > footer, .post-who > a / span: app.css */}
+      <header>
         {/* discover="none" on links that repeat another link's route: one is enough for React
             Router to discover it, and the attribute costs bytes on every card. */}
         <Link
@@ -62,26 +70,23 @@ export function PostCard({
             src={post.author.avatarUrl}
           />
         </Link>
-        <div className="min-w-0 flex-1">
-          <p className="post-who">
-            <Link to={`/u/${post.author.username}`} prefetch="intent" className="post-author">
+        {/* .post-head > div: min-w-0 flex-1 (app.css) */}
+        <div>
+          {/* who, then when: .post-card > header > div > p (app.css) */}
+          <p>
+            <Link to={`/u/${post.author.username}`} prefetch="intent" discover={discoverLinks}>
               {post.author.displayName}
             </Link>
-            <span className="post-handle">{`@${post.author.username}`}</span>
+            <span>{`@${post.author.username}`}</span>
           </p>
-          <p className="post-meta">
-            <Link
-              to={`/post/${post.id}`}
-              prefetch="intent"
-              discover="none"
-              className="hover:underline"
-            >
+          <p>
+            <Link to={`/post/${post.id}`} prefetch="intent" discover="none">
               <RelativeTime iso={post.createdAt} />
             </Link>
             {post.editedAt ? <span>· edited</span> : null}
-            <span aria-hidden="true">·</span>
+            {/* The "·" before it is drawn by .post-audience::before (app.css). */}
             <span className="post-audience">
-              <Icon name={audienceIcons[post.audience]} className="size-3.5" />
+              <Icon name={audienceIcons[post.audience]} bare />
               {AUDIENCE_LABELS[post.audience]}
             </span>
           </p>
@@ -103,33 +108,36 @@ export function PostCard({
       </header>
 
       <div className="post-music">
-        <Cover {...postCoverOf(post)} src={post.preview?.art} className="post-cover" />
-        <div className="min-w-0">
-          <Heading className="post-title">
+        {/* Sized by .post-music > img (app.css), so no width and height attributes. */}
+        <img src={postArtUrl(post, post.preview?.art)} alt="" loading="lazy" />
+        <div>
+          {/* .post-music > img, > div > :first-child, p > [aria-hidden] (app.css) */}
+          <Heading>
             {linkToPost ? (
-              <Link to={`/post/${post.id}`} prefetch="intent" className="hover:underline">
+              <Link to={`/post/${post.id}`} prefetch="intent" discover={discoverLinks}>
                 {post.title}
               </Link>
             ) : (
               post.title
             )}
           </Heading>
-          <p className="text-sm">
+          <p>
             <span className="sr-only">{KIND_LABELS[post.kind]}</span>
-            <span aria-hidden="true" className="post-kind">
-              {KIND_LABELS[post.kind]}
-            </span>
-            {sub ? <span>{` · ${sub}`}</span> : null}
+            <span aria-hidden="true">{KIND_LABELS[post.kind]}</span>
+            {sub ? ` · ${sub}` : null}
           </p>
         </div>
       </div>
 
-      {post.note ? <NoteText text={post.note} className="mt-3" /> : null}
+      {post.note ? <NoteText text={post.note} discover={discover} /> : null}
 
       {post.linkUrl ? (
-        <div className="mt-3">
-          <MusicLink url={post.linkUrl} title={post.title} preview={post.preview} />
-        </div>
+        <MusicLink
+          url={post.linkUrl}
+          title={post.title}
+          preview={post.preview}
+          className="post-link"
+        />
       ) : null}
 
       {post.image ? (
@@ -144,7 +152,7 @@ export function PostCard({
         />
       ) : null}
 
-      <footer className="post-foot">
+      <footer>
         <LikeButton
           postId={post.id}
           liked={post.viewerHasLiked}
@@ -155,16 +163,16 @@ export function PostCard({
           to={`/post/${post.id}#comments`}
           discover="none"
           prefetch="intent"
-          className="post-action"
           aria-label={`Comments (${post.commentCount})`}
         >
-          <Icon name="message-circle" className="size-4" />
-          <span aria-hidden="true">{post.commentCount}</span>
+          <Icon name="message-circle" bare />
+          {/* aria-label names the link: the count needs no aria-hidden of its own. */}
+          {post.commentCount}
         </Link>
         {mood ? (
-          <span className="post-mood">
+          <span>
             <span aria-hidden="true">{mood.emoji}</span>
-            <span>{`Feeling ${mood.label.toLowerCase()}`}</span>
+            {`Feeling ${mood.label.toLowerCase()}`}
           </span>
         ) : null}
       </footer>

@@ -30,7 +30,7 @@ export function PostMenu({
   return (
     <details
       ref={details}
-      className="relative"
+      // .post-card > header > details (app.css)
       onToggle={(event) => setIsOpen(event.currentTarget.open)}
       onKeyDown={(event) => {
         // Escape inside the confirmation dialog closes the dialog only, not the menu under it.
@@ -41,8 +41,8 @@ export function PostMenu({
         }
       }}
     >
-      <summary className="post-menu-button">
-        <Icon name="ellipsis" className="size-5" />
+      <summary>
+        <Icon name="ellipsis" bare />
         <span className="sr-only">{`More actions for “${title}”`}</span>
       </summary>
       {isOpen ? (
