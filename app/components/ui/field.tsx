@@ -35,14 +35,20 @@ export function Field({
           {hint}
         </p>
       ) : null}
-      {hasErrors ? (
-        <ul id={errorId} className="text-sm text-danger">
-          {errors?.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldErrorList id={errorId} errors={errors} />
     </div>
+  );
+}
+
+/** A field's error messages, under it; `id` is what the field's aria-describedby names. */
+export function FieldErrorList({ id, errors }: { id: string; errors?: string[] }) {
+  if (!errors?.length) return null;
+  return (
+    <ul id={id} className="text-sm text-danger">
+      {errors.map((e) => (
+        <li key={e}>{e}</li>
+      ))}
+    </ul>
   );
 }
 

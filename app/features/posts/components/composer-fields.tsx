@@ -1,20 +1,10 @@
 import { useEffect, useId, useRef } from "react";
 import { useFetcher } from "react-router";
+import { FieldErrorList } from "~/components/ui/field";
 import { cn } from "~/lib/utils";
 import { MUSIC_FIELD_MAX_LENGTH } from "../constants";
 
 export const inputClass = "h-10 w-full rounded-lg border bg-background px-3 text-foreground";
-
-export function ErrorList({ id, errors }: { id: string; errors?: string[] }) {
-  if (!errors?.length) return null;
-  return (
-    <ul id={id} className="text-sm text-danger">
-      {errors.map((e) => (
-        <li key={e}>{e}</li>
-      ))}
-    </ul>
-  );
-}
 
 /** A text input with a label, errors and autocomplete from music already posted here. */
 export function MusicField({
@@ -77,7 +67,7 @@ export function MusicField({
           <option key={s} value={s} />
         ))}
       </datalist>
-      <ErrorList id={`${id}-errors`} errors={errors} />
+      <FieldErrorList id={`${id}-errors`} errors={errors} />
     </div>
   );
 }

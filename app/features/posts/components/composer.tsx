@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { Form, Link, useFetcher, useNavigation } from "react-router";
 import { Button, ButtonLink } from "~/components/ui/button";
-import { FormErrors } from "~/components/ui/field";
+import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
 import type { FieldErrors } from "~/lib/forms";
 import { cn } from "~/lib/utils";
@@ -16,7 +16,7 @@ import {
   POST_KINDS,
   type PostKind,
 } from "../constants";
-import { ErrorList, inputClass, MusicField } from "./composer-fields";
+import { inputClass, MusicField } from "./composer-fields";
 import { useComposerFold } from "./use-composer-fold";
 
 export interface ComposerValues {
@@ -202,7 +202,7 @@ export function Composer({
               </label>
             ))}
           </div>
-          <ErrorList id={`${id}-kind-errors`} errors={field("kind")} />
+          <FieldErrorList id={`${id}-kind-errors`} errors={field("kind")} />
         </fieldset>
 
         <div className="grid gap-4 sm:grid-cols-2">
@@ -254,7 +254,7 @@ export function Composer({
               Spotify, Apple Music, YouTube, SoundCloud, Bandcamp, Deezer or Tidal links show a
               player.
             </p>
-            <ErrorList id={`${id}-link-errors`} errors={field("linkUrl")} />
+            <FieldErrorList id={`${id}-link-errors`} errors={field("linkUrl")} />
           </div>
         </div>
 
@@ -280,7 +280,7 @@ export function Composer({
           <p id={`${id}-note-count`} className="text-right text-xs text-muted-foreground">
             {noteLength.toLocaleString("en")} / {NOTE_MAX_LENGTH.toLocaleString("en")} characters
           </p>
-          <ErrorList id={`${id}-note-errors`} errors={field("note")} />
+          <FieldErrorList id={`${id}-note-errors`} errors={field("note")} />
         </div>
 
         <div className="grid gap-4 sm:grid-cols-2">
@@ -301,7 +301,7 @@ export function Composer({
                 </option>
               ))}
             </select>
-            <ErrorList id={`${id}-mood-errors`} errors={field("mood")} />
+            <FieldErrorList id={`${id}-mood-errors`} errors={field("mood")} />
           </div>
           <div className="flex flex-col gap-1.5">
             <label htmlFor={`${id}-audience`} className="text-sm font-medium">
@@ -319,7 +319,7 @@ export function Composer({
                 </option>
               ))}
             </select>
-            <ErrorList id={`${id}-audience-errors`} errors={field("audience")} />
+            <FieldErrorList id={`${id}-audience-errors`} errors={field("audience")} />
           </div>
         </div>
 
@@ -359,7 +359,7 @@ export function Composer({
             <p id={`${id}-image-hint`} className="text-xs text-muted-foreground">
               JPEG, PNG, WebP, GIF, AVIF or HEIC, up to 10 MB.
             </p>
-            <ErrorList id={`${id}-image-errors`} errors={imageErrors} />
+            <FieldErrorList id={`${id}-image-errors`} errors={imageErrors} />
           </div>
         </div>
 

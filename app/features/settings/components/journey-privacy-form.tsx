@@ -2,7 +2,7 @@ import { useId } from "react";
 import { Form, Link, useNavigation } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { FormErrors } from "~/components/ui/field";
+import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import {
   JOURNEY_AUDIENCE_CHOICES,
   JOURNEY_AUDIENCE_HINTS,
@@ -11,17 +11,6 @@ import {
 import type { JourneyPrivacy } from "../privacy.server";
 import type { PrivacyFormResult } from "./privacy-form";
 import { SectionHeader } from "./settings-nav";
-
-function Errors({ id, errors }: { id: string; errors?: string[] }) {
-  if (!errors?.length) return null;
-  return (
-    <ul id={id} className="text-sm text-danger">
-      {errors.map((e) => (
-        <li key={e}>{e}</li>
-      ))}
-    </ul>
-  );
-}
 
 function Toggle({
   name,
@@ -110,7 +99,7 @@ export function JourneyPrivacyForm({
               </div>
             );
           })}
-          <Errors id={`${id}-audience-errors`} errors={refused?.errors.journeyAudience} />
+          <FieldErrorList id={`${id}-audience-errors`} errors={refused?.errors.journeyAudience} />
         </fieldset>
 
         <fieldset className="flex flex-col gap-3">
@@ -177,7 +166,7 @@ export function JourneyPrivacyForm({
             <p id={`${id}-add-hint`} className="text-xs text-muted-foreground">
               Type a name or pick one of your most played artists; it is hidden when you save.
             </p>
-            <Errors
+            <FieldErrorList
               id={`${id}-add-errors`}
               errors={[
                 ...(refused?.errors.addArtist ?? []),

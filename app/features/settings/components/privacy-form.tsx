@@ -3,7 +3,7 @@ import { Form, Link, useNavigation } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { FormErrors } from "~/components/ui/field";
+import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { RelativeTime } from "~/components/ui/relative-time";
 import type { FollowRequest } from "~/features/follows/index.server";
 import { AUDIENCE_LABELS, AUDIENCES } from "~/features/posts";
@@ -18,17 +18,6 @@ export interface PrivacyFormResult {
   intent: string;
   errors: Errors;
   values: Record<string, string>;
-}
-
-function ErrorList({ id, errors }: { id: string; errors?: string[] }) {
-  if (!errors?.length) return null;
-  return (
-    <ul id={id} className="text-sm text-danger">
-      {errors.map((e) => (
-        <li key={e}>{e}</li>
-      ))}
-    </ul>
-  );
 }
 
 function Choice({
@@ -116,7 +105,7 @@ export function PrivacyForm({
               defaultChecked={audience === a}
             />
           ))}
-          <ErrorList id={`${id}-audience-errors`} errors={refused?.errors.defaultAudience} />
+          <FieldErrorList id={`${id}-audience-errors`} errors={refused?.errors.defaultAudience} />
         </fieldset>
         <fieldset
           className="flex flex-col gap-2"
@@ -139,7 +128,10 @@ export function PrivacyForm({
             hint="People ask to follow you; your followers-only posts show to them once you accept."
             defaultChecked={followers === "approve"}
           />
-          <ErrorList id={`${id}-follow-errors`} errors={refused?.errors.requiresFollowApproval} />
+          <FieldErrorList
+            id={`${id}-follow-errors`}
+            errors={refused?.errors.requiresFollowApproval}
+          />
         </fieldset>
         <div className="flex items-start gap-3">
           <input
