@@ -45,7 +45,7 @@ test.describe
       const page = await alicePage(browser);
       const card = await shareTrack(page, "Roads", `https://open.spotify.com/track/${trackId}`);
       // The post is there at once; its artwork arrives over the live stream, stored locally.
-      const cover = card.locator("img.post-cover");
+      const cover = card.locator(".post-music > img");
       await expect(cover).toHaveAttribute("src", /^\/art\/[0-9a-f]{64}\.webp$/, {
         timeout: 15_000,
       });
@@ -92,7 +92,7 @@ test.describe
         .find((d) => d[0] === "frame-src");
       expect(frameSrc).toContain(FAKE);
       expect(frameSrc).toContain("https://open.spotify.com");
-      const art = await page.locator("article img.post-cover").getAttribute("src");
+      const art = await page.locator("article .post-music > img").getAttribute("src");
       expect(art).toMatch(/^\/art\/[0-9a-f]{64}\.webp$/);
       await expect(page.locator('meta[property="og:image"]')).toHaveAttribute(
         "content",
@@ -114,7 +114,7 @@ test.describe
         "Wandering Star",
         `https://open.spotify.com/track/hang${run}`,
       );
-      await expect(card.locator("img.post-cover")).toHaveAttribute("src", /\.webp$/, {
+      await expect(card.locator(".post-music > img")).toHaveAttribute("src", /\.webp$/, {
         timeout: 15_000,
       });
       // The page's clock, not the test's: the player's load timeout passes at once.
@@ -140,7 +140,7 @@ test.describe
         `https://open.spotify.com/track/missing${run}`,
       );
       await expect(card).toBeVisible();
-      await expect(card.locator("img.post-cover")).toHaveAttribute(
+      await expect(card.locator(".post-music > img")).toHaveAttribute(
         "src",
         /^\/art\/[0-9a-f]{16}\.svg$/,
       );

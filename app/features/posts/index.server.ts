@@ -1,3 +1,4 @@
 /** The posts feature's public server entry: what other features may import (docs/architecture.md). */
 export * from "./post-cards.server";
 export * from "./posts.server";
+export * from "./schemas";

@@ -4,4 +4,3 @@ export * from "./components/post-card";
 export * from "./constants";
 export * from "./links";
 export * from "./note";
-export * from "./schemas";

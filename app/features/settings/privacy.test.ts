@@ -17,8 +17,7 @@ import {
 } from "~/features/follows/index.server";
 import { listNotifications } from "~/features/notifications/index.server";
 import { getProfile } from "~/features/people/index.server";
-import { postInputSchema } from "~/features/posts";
-import { createPost, getPost } from "~/features/posts/index.server";
+import { createPost, getPost, postInputSchema } from "~/features/posts/index.server";
 import { searchPeople } from "~/features/search/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
 import { action as privacyAction, loader as privacyLoader } from "~/routes/_app/settings-privacy";
