@@ -9,6 +9,9 @@ import { startSmtpSink } from "./smtp-sink";
 const sink = await startSmtpSink(Number(process.env.SMTP_SINK_PORT ?? 2525));
 const texts: { to: string; body: string }[] = [];
 const http = createServer((req, res) => {
+  // One request per connection: the tests poll this server, and a kept-alive socket that the
+  // server closes for idleness just as the client reuses it fails with ECONNRESET.
+  res.setHeader("Connection", "close");
   if (req.url === "/sms" && req.method === "POST") {
     let body = "";
     req.setEncoding("utf8");
