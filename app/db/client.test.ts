@@ -55,7 +55,9 @@ describe("database layer", () => {
   });
 });
 
-describe("embedded database on disk", () => {
+// Each test here runs PGlite's initdb in a new directory (and the first one every migration):
+// seconds on an idle 2-core machine, past 30 s when the whole suite shares it with browser tests.
+describe("embedded database on disk", { timeout: 120_000 }, () => {
   it("keeps what was written after a clean close", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "st-pglite-"));
     const first = await openDatabase({ dataDir: dir });
