@@ -9,6 +9,7 @@ export const APP_ERROR_STATUS = {
   too_large: 413,
   unsupported_media: 415,
   rate_limited: 429,
+  upstream: 502,
 } as const;
 
 export type AppErrorCode = keyof typeof APP_ERROR_STATUS;
@@ -37,6 +38,18 @@ export function isAppError(error: unknown): error is AppError {
 /** The HTTP status for an AppError code. */
 export function statusForAppError(code: AppErrorCode): number {
   return APP_ERROR_STATUS[code];
+}
+
+/**
+ * The AppError code for an HTTP status another component answered with (better-auth's
+ * endpoints): the code whose status it is, else `invalid` for a 4xx and `upstream` for the rest.
+ */
+export function appErrorCodeForStatus(status: number): AppErrorCode {
+  const known = (Object.keys(APP_ERROR_STATUS) as AppErrorCode[]).find(
+    (code) => APP_ERROR_STATUS[code] === status,
+  );
+  if (known) return known;
+  return status >= 400 && status < 500 ? "invalid" : "upstream";
 }
 
 /** The status and headers an AppError answers with (Retry-After for `rate_limited`). */

@@ -1,11 +1,12 @@
 import { data, redirect } from "react-router";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
+import { type MessageFailure, messageFailure } from "./forms";
 import { safeRedirectPath } from "./redirects";
 import type { ToastMessage } from "./toast";
 import { redirectWithToast } from "./toast.server";
 
 /** What a fetcher action answers: its result, or a message to show in a toast. */
-export type ActionOutcome<T extends object> = ({ ok: true } & T) | { ok: false; message: string };
+export type ActionOutcome<T extends object> = ({ ok: true } & T) | MessageFailure;
 
 /**
  * True when the browser submitted a plain form (no JavaScript): the answer must then be a
@@ -32,7 +33,7 @@ export function returnPath(request: Request, form: FormData, fallback: string): 
 }
 
 /**
- * Runs a feature call for an action. Expected failures (AppError) become `{ ok: false, message }`
+ * Runs a feature call for an action. Expected failures (AppError) become `{ ok: false, message, fieldErrors }`
  * with their HTTP status; for plain forms both outcomes redirect back with a toast.
  */
 export async function respond<T extends object>(options: {
@@ -64,6 +65,6 @@ export async function respond<T extends object>(options: {
         description: error.message,
       });
     }
-    return data<ActionOutcome<T>>({ ok: false, message: error.message }, appErrorInit(error));
+    return data<ActionOutcome<T>>(messageFailure(error.message), appErrorInit(error));
   }
 }

@@ -1,9 +1,10 @@
 import { useEffect, useRef } from "react";
 import type { FetcherWithComponents } from "react-router";
 import { showToast } from "~/components/ui/toaster";
+import type { MessageFailure } from "~/lib/forms";
 
 /** The body of a fetcher action's answer (see app/lib/action-response.server.ts). */
-export type FetcherOutcome<T extends object> = ({ ok: true } & T) | { ok: false; message: string };
+export type FetcherOutcome<T extends object> = ({ ok: true } & T) | MessageFailure;
 
 /**
  * Calls `onSuccess` once per successful answer, and shows a toast titled `failureTitle` once

@@ -52,16 +52,15 @@ export function FieldErrorList({ id, errors }: { id: string; errors?: string[] }
   );
 }
 
-export function FormErrors({ errors }: { errors?: string[] }) {
-  if (!errors?.length) return null;
+/** The sentence for the whole form (a refusal's `message`), at its top and announced. */
+export function FormErrors({ message }: { message?: string | null }) {
+  if (!message) return null;
   return (
     <div
       role="alert"
       className="rounded-lg border border-danger bg-background p-3 text-sm text-danger"
     >
-      {errors.map((e) => (
-        <p key={e}>{e}</p>
-      ))}
+      <p>{message}</p>
     </div>
   );
 }

@@ -1,18 +1,19 @@
 import { data, redirect } from "react-router";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { logger } from "~/core/logger.server";
+import { messageFailure } from "~/lib/forms";
 import { loginUrlFor } from "~/lib/redirects";
 
 /**
  * Runs an admin action and answers what the page shows as a toast: `{ ok: true, message }`, or
- * `{ ok: false, message }` with the AppError's status (the shape of every fetcher action).
+ * `{ ok: false, message, fieldErrors }` with the AppError's status (the shape of every fetcher action).
  */
 export async function runAdminAction(run: () => Promise<string>) {
   try {
     return { ok: true as const, message: await run() };
   } catch (error) {
     if (isAppError(error)) {
-      return data({ ok: false as const, message: error.message }, appErrorInit(error));
+      return data(messageFailure(error.message), appErrorInit(error));
     }
     throw error;
   }

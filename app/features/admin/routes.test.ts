@@ -144,7 +144,7 @@ describe("admin actions", () => {
     );
     expect(self).toEqual({
       status: 400,
-      body: { ok: false, message: "You cannot ban yourself." },
+      body: { ok: false, message: "You cannot ban yourself.", fieldErrors: {} },
     });
     const noReason = await call(
       users.action,
@@ -152,7 +152,10 @@ describe("admin actions", () => {
       viewerOf(admin, true),
       formPost({ intent: "ban", userId: member.id, reason: " " }),
     );
-    expect(noReason).toEqual({ status: 400, body: { ok: false, message: "Give a reason." } });
+    expect(noReason).toEqual({
+      status: 400,
+      body: { ok: false, message: "Give a reason.", fieldErrors: { reason: ["Give a reason."] } },
+    });
   });
 
   it("email: creating a campaign answers its recipients for the browser to send", async () => {
@@ -175,7 +178,7 @@ describe("admin actions", () => {
     expect(invalid.status).toBe(400);
     expect(invalid.body).toMatchObject({
       ok: false,
-      errors: { subject: ["Give the mail a subject."], html: ["Write the body of the mail."] },
+      fieldErrors: { subject: ["Give the mail a subject."], html: ["Write the body of the mail."] },
     });
   });
 });

@@ -1,6 +1,6 @@
 /** Limits and names of the music assistant (issue 14), shared by the browser and the server. */
 
-import type { FieldErrors } from "~/lib/forms";
+import type { FormFailure } from "~/lib/forms";
 
 /** The longest message a person may send. */
 export const ASSISTANT_MESSAGE_MAX_LENGTH = 1000;
@@ -36,5 +36,5 @@ export const MESSAGE_EMPTY = "Write a message first.";
 /** What the chat page's action answers when it cannot go on (app/routes/_app/chatbot.tsx). */
 export type ChatActionData =
   | { intent: "send"; error: string; message: string }
-  | { intent: "publish"; messageId: string; errors: FieldErrors }
+  | (FormFailure & { intent: "publish"; messageId: string })
   | { intent: "other"; error: string };

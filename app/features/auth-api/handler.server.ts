@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomInt, randomUUID } from "node:crypto";
 import { and, eq, like, sql } from "drizzle-orm";
 import { z } from "zod";
+import { statusForAppError } from "~/core/errors";
 import { logger } from "~/core/logger.server";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
@@ -13,6 +14,7 @@ import {
 } from "~/db/schema";
 import { isDatabaseUnavailable } from "~/db/unavailable.server";
 import {
+  type AuthFailure,
   type AuthResult,
   changeEmail,
   changePassword,
@@ -137,12 +139,16 @@ const phoneField = z
   .pipe(z.string().regex(/^\+[1-9]\d{6,14}$/, "must be a phone number in E.164 form"));
 const optionalText = z.string().max(1000).optional().nullable();
 
-function firstMessage(result: Extract<AuthResult, { ok: false }>): string {
-  return Object.values(result.errors).flat()[0] ?? "The request was refused.";
+function firstMessage(result: AuthFailure): string {
+  return (
+    result.message ??
+    Object.values(result.fieldErrors ?? {}).flat()[0] ??
+    "The request was refused."
+  );
 }
 
 /** An account helper's refusal, in Supabase's codes and messages. */
-function fromAuthResult(result: Extract<AuthResult, { ok: false }>): AuthApiError {
+function fromAuthResult(result: AuthFailure): AuthApiError {
   const message = firstMessage(result);
   switch (result.code) {
     case "rate_limited":
@@ -173,7 +179,7 @@ function fromAuthResult(result: Extract<AuthResult, { ok: false }>): AuthApiErro
       return new AuthApiError(422, "validation_failed", message);
     default:
       return new AuthApiError(
-        result.status >= 400 && result.status < 500 ? result.status : 400,
+        statusForAppError(result.kind) < 500 ? statusForAppError(result.kind) : 400,
         "validation_failed",
         message,
       );
@@ -918,7 +924,7 @@ async function verifyFactor(request: Request, factorId: string, body: Body): Pro
   return json(session);
 }
 
-function mfaFailure(result: Extract<AuthResult, { ok: false }>): AuthApiError {
+function mfaFailure(result: AuthFailure): AuthApiError {
   if (result.code === "invalid_code") {
     return new AuthApiError(422, "mfa_verification_failed", "Invalid TOTP code entered");
   }

@@ -53,7 +53,11 @@ export async function changePassword(
     asResponse: true,
   });
   if (!response.ok) {
-    return { ok: false, status: 400, errors: { currentPassword: ["That password is not right."] } };
+    return {
+      ok: false,
+      kind: "invalid",
+      fieldErrors: { currentPassword: ["That password is not right."] },
+    };
   }
   // The other devices' sessions were revoked: their live streams close too.
   if (signOutOthers) await sessionsEnded(fresh.userId);
@@ -79,8 +83,8 @@ export async function changeEmail(
     const { message } = await errorMessage(response);
     return {
       ok: false,
-      status: 400,
-      errors: { newEmail: [message ?? "Could not change the e-mail."] },
+      kind: "invalid",
+      fieldErrors: { newEmail: [message ?? "Could not change the e-mail."] },
     };
   }
   // The old address is told, so a change nobody asked for does not go unnoticed.
@@ -135,7 +139,11 @@ export async function confirmPhoneChange(
   });
   if (!response.ok) {
     const { message } = await errorMessage(response);
-    return { ok: false, status: 400, errors: { code: [message ?? "That code is not right."] } };
+    return {
+      ok: false,
+      kind: "invalid",
+      fieldErrors: { code: [message ?? "That code is not right."] },
+    };
   }
   return { ok: true, headers: cookiesOf(response) };
 }

@@ -1,5 +1,6 @@
 import { APIError } from "better-auth/api";
 import { eq, sql } from "drizzle-orm";
+import { AppError, type AppErrorCode, appErrorCodeForStatus, appErrorInit } from "~/core/errors";
 import { logger } from "~/core/logger.server";
 import { shownName } from "~/core/person";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
@@ -9,6 +10,7 @@ import { unreadCountSql } from "~/features/notifications/index.server";
 import { publishLive } from "~/features/realtime/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import type { Viewer } from "~/lib/context.server";
+import type { FieldErrors, FormFailure } from "~/lib/forms";
 import { getAuth } from "./better-auth.server";
 import { deviceCookieFor, knownDeviceId } from "./device-cookie.server";
 import {
@@ -17,10 +19,24 @@ import {
   weakPasswordReasons,
 } from "./password-policy.server";
 import { isUsernameAvailable } from "./profiles.server";
-import type { FieldErrors } from "./schemas";
 
 export const INVALID_CREDENTIALS = "That e-mail and password do not match an account.";
 export const INVALID_PHONE_CREDENTIALS = "That phone number and password do not match an account.";
+
+/**
+ * A refused account action: its AppError code (which gives the HTTP status), the spec's error
+ * code for machines (`weak_password`, `invalid_code` …), and what the person reads — `message`
+ * for the whole form, `fieldErrors` under the fields (ADR 023).
+ */
+export interface AuthFailure {
+  ok: false;
+  kind: AppErrorCode;
+  code?: string;
+  message?: string;
+  fieldErrors?: FieldErrors;
+  reasons?: WeakPasswordReason[];
+  retryAfterSeconds?: number;
+}
 
 export type AuthResult =
   | {
@@ -29,14 +45,7 @@ export type AuthResult =
       /** Signed in with a password, but a second factor is still needed (no session yet). */
       needsSecondFactor?: boolean;
     }
-  | {
-      ok: false;
-      status: number;
-      errors: FieldErrors;
-      code?: string;
-      reasons?: WeakPasswordReason[];
-      retryAfterSeconds?: number;
-    };
+  | AuthFailure;
 
 export function cookiesOf(response: Response): Headers {
   const headers = new Headers();
@@ -44,28 +53,24 @@ export function cookiesOf(response: Response): Headers {
   return headers;
 }
 
-/** The status and Retry-After of a failed account action, for the route's `data()`. */
-export function failureInit(result: Extract<AuthResult, { ok: false }>): ResponseInit {
-  return {
-    status: result.status,
-    headers: result.retryAfterSeconds
-      ? { "Retry-After": String(result.retryAfterSeconds) }
-      : undefined,
-  };
+/** The status (from its AppError code) and Retry-After of a failed account action. */
+export function failureInit(result: AuthFailure): ResponseInit {
+  return appErrorInit(new AppError(result.kind, result.message ?? "", result.retryAfterSeconds));
 }
 
 /**
- * What a failed account action's `data()` carries: the sentences shown next to the fields and,
- * for machines, the spec's error code — for `weak_password` with its reasons as codes
- * (`length`, `characters`, `pwned`).
+ * What a failed account action's `data()` carries: the form's one failure shape (`message`,
+ * `fieldErrors`) and, for machines, the spec's error code — for `weak_password` with its
+ * reasons as codes (`length`, `characters`, `pwned`).
  */
-export function failureData(result: Extract<AuthResult, { ok: false }>): {
-  errors: FieldErrors;
+export function failureData(result: AuthFailure): FormFailure & {
   code?: string;
   reasons?: WeakPasswordReason[];
 } {
   return {
-    errors: result.errors,
+    ok: false,
+    ...(result.message ? { message: result.message } : {}),
+    fieldErrors: result.fieldErrors ?? {},
     ...(result.code ? { code: result.code } : {}),
     ...(result.reasons ? { reasons: result.reasons } : {}),
   };
@@ -75,18 +80,14 @@ export function clientOf(headers: Headers): string {
   return headers.get(CLIENT_IP_HEADER) ?? "unknown";
 }
 
-export function rateLimited(retry: number): Extract<AuthResult, { ok: false }> {
+export function rateLimited(retry: number): AuthFailure {
   const minutes = Math.max(1, Math.ceil(retry / 60));
   return {
     ok: false,
-    status: 429,
+    kind: "rate_limited",
     code: "rate_limited",
     retryAfterSeconds: retry,
-    errors: {
-      form: [
-        `Too many attempts. Please wait ${minutes === 1 ? "a minute" : `${minutes} minutes`} and try again.`,
-      ],
-    },
+    message: `Too many attempts. Please wait ${minutes === 1 ? "a minute" : `${minutes} minutes`} and try again.`,
   };
 }
 
@@ -99,15 +100,15 @@ export function refuseWeakPassword(
   password: string,
   related: string[],
   field = "password",
-): Extract<AuthResult, { ok: false }> | null {
+): AuthFailure | null {
   const reasons = weakPasswordReasons(password, related);
   if (reasons.length === 0) return null;
   return {
     ok: false,
-    status: 400,
+    kind: "invalid",
     code: "weak_password",
     reasons,
-    errors: { [field]: reasons.map((r) => weakPasswordMessages[r]) },
+    fieldErrors: { [field]: reasons.map((r) => weakPasswordMessages[r]) },
   };
 }
 
@@ -134,12 +135,12 @@ export interface SignUpOptions {
  * gets the same answer (and its owner a mail instead), so sign-up reveals nothing.
  */
 /** The answer when the chosen username belongs to someone (usernames are public anyway). */
-export function usernameTaken(): Extract<AuthResult, { ok: false }> {
+export function usernameTaken(): AuthFailure {
   return {
     ok: false,
-    status: 400,
+    kind: "invalid",
     code: "username_taken",
-    errors: { username: ["This username is taken."] },
+    fieldErrors: { username: ["This username is taken."] },
   };
 }
 
@@ -175,17 +176,17 @@ export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResul
   if (message === "invalid_username") {
     return {
       ok: false,
-      status: 400,
+      kind: "invalid",
       code: "invalid_username",
-      errors: { username: ["Use 3–30 letters, digits, “_” or “.”."] },
+      fieldErrors: { username: ["Use 3–30 letters, digits, “_” or “.”."] },
     };
   }
   logger.warn({ status: response.status, code, message }, "sign-up refused");
   return {
     ok: false,
-    status: response.status,
+    kind: appErrorCodeForStatus(response.status),
     code,
-    errors: { form: [message ?? "Sign-up failed. Please try again."] },
+    message: message ?? "Sign-up failed. Please try again.",
   };
 }
 
@@ -243,16 +244,16 @@ export async function signInWithEmail(options: SignInOptions): Promise<AuthResul
   if (code === "EMAIL_NOT_VERIFIED") {
     return {
       ok: false,
-      status: 403,
+      kind: "forbidden",
       code: "email_not_verified",
-      errors: { form: ["Confirm your e-mail first: we have sent you a new confirmation link."] },
+      message: "Confirm your e-mail first: we have sent you a new confirmation link.",
     };
   }
   return {
     ok: false,
-    status: 401,
+    kind: "unauthenticated",
     code: "invalid_credentials",
-    errors: { form: [options.phone ? INVALID_PHONE_CREDENTIALS : INVALID_CREDENTIALS] },
+    message: options.phone ? INVALID_PHONE_CREDENTIALS : INVALID_CREDENTIALS,
   };
 }
 
@@ -277,9 +278,9 @@ export async function confirmEmail(options: {
     return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
   return {
     ok: false,
-    status: 400,
+    kind: "invalid",
     code: "invalid_link",
-    errors: { form: ["This confirmation link has expired, was already used, or is not valid."] },
+    message: "This confirmation link has expired, was already used, or is not valid.",
   };
 }
 

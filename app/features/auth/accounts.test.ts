@@ -236,8 +236,8 @@ describe("sign-up, confirmation and sign-in", () => {
     expect(unknown).toEqual(wrong);
     expect(unknown).toMatchObject({
       ok: false,
-      status: 401,
-      errors: { form: [INVALID_CREDENTIALS] },
+      kind: "unauthenticated",
+      message: INVALID_CREDENTIALS,
     });
   });
 
@@ -273,9 +273,9 @@ describe("sign-up, confirmation and sign-in", () => {
         await signInWithEmail({ email: "dee@example.org", password: `Guess-${i}-xx`, headers }),
       );
     }
-    const limited = results.find((r) => !r.ok && r.status === 429);
+    const limited = results.find((r) => !r.ok && r.kind === "rate_limited");
     expect(limited).toMatchObject({ code: "rate_limited" });
-    expect(limited && !limited.ok && limited.errors.form?.[0]).toMatch(/Too many attempts/);
+    expect(limited && !limited.ok && limited.message).toMatch(/Too many attempts/);
     // A dozen scrypt checks in a row: give a busy machine room.
   }, 120_000);
 });
@@ -289,7 +289,7 @@ describe("per-account throttling", () => {
       password: "Blue-Monday-1983",
       headers: requestHeaders(),
     });
-    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    if (!result.ok) throw new Error(JSON.stringify(result));
     const cookie = result.headers.getSetCookie().find((c) => c.startsWith("st_device="));
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
@@ -309,8 +309,8 @@ describe("per-account throttling", () => {
       );
     }
     // The budget of 20 counts the device's sign-in above too.
-    expect(results.slice(0, 19).every((r) => !r.ok && r.status === 401)).toBe(true);
-    expect(results[21]).toMatchObject({ ok: false, status: 429, code: "rate_limited" });
+    expect(results.slice(0, 19).every((r) => !r.ok && r.kind === "unauthenticated")).toBe(true);
+    expect(results[21]).toMatchObject({ ok: false, kind: "rate_limited", code: "rate_limited" });
     // 20 scrypt checks at OWASP cost, one after another: on two busy cores that can pass 30 s.
   }, 120_000);
 
@@ -320,7 +320,7 @@ describe("per-account throttling", () => {
       password: "Blue-Monday-1983",
       headers: requestHeaders(),
     });
-    expect(fromStranger).toMatchObject({ ok: false, status: 429 });
+    expect(fromStranger).toMatchObject({ ok: false, kind: "rate_limited" });
     const fromOwner = await signInWithEmail({
       email: "cy@example.org",
       password: "Blue-Monday-1983",
@@ -334,7 +334,7 @@ describe("per-account throttling", () => {
         password: "Blue-Monday-1983",
         headers: requestHeaders({ Cookie: cookie }),
       });
-      expect(forged).toMatchObject({ ok: false, status: 429 });
+      expect(forged).toMatchObject({ ok: false, kind: "rate_limited" });
     }
   });
 
@@ -344,7 +344,7 @@ describe("per-account throttling", () => {
       password: "Blue-Monday-1983",
       headers: requestHeaders({ Cookie: knownDevice }),
     });
-    if (!signedIn.ok) throw new Error(JSON.stringify(signedIn.errors));
+    if (!signedIn.ok) throw new Error(JSON.stringify(signedIn));
     const cookie = cookieHeader(signedIn.headers);
     // An hour-old session: changes need the password again.
     const [cy] = await testDb.db
@@ -365,8 +365,8 @@ describe("per-account throttling", () => {
         }),
       );
     }
-    expect(answers.slice(0, 10).every((a) => !a.ok && a.status === 403)).toBe(true);
-    expect(answers.at(-1)).toMatchObject({ ok: false, status: 429, code: "rate_limited" });
+    expect(answers.slice(0, 10).every((a) => !a.ok && a.kind === "forbidden")).toBe(true);
+    expect(answers.at(-1)).toMatchObject({ ok: false, kind: "rate_limited", code: "rate_limited" });
   }, 120_000);
 });
 

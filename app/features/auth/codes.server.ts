@@ -6,6 +6,7 @@ import { profiles, user as userTable, verification } from "~/db/schema";
 import { sendSms } from "~/features/sms/index.server";
 import { afterResponse } from "~/lib/after-response.server";
 import {
+  type AuthFailure,
   type AuthResult,
   clientOf,
   errorMessage,
@@ -110,8 +111,13 @@ async function sendSignInCode(options: {
   }
 }
 
-function codeFailure(): Extract<AuthResult, { ok: false }> {
-  return { ok: false, status: 400, code: "invalid_code", errors: { code: [INVALID_CODE] } };
+function codeFailure(): AuthFailure {
+  return {
+    ok: false,
+    kind: "invalid",
+    code: "invalid_code",
+    fieldErrors: { code: [INVALID_CODE] },
+  };
 }
 
 /**
@@ -131,13 +137,13 @@ async function refuseCodeSignIn(
   });
   if (!check.ok) return codeFailure();
   if (account.banned) {
-    return { ok: false, status: 403, code: "account_banned", errors: { form: [ACCOUNT_BANNED] } };
+    return { ok: false, kind: "forbidden", code: "account_banned", message: ACCOUNT_BANNED };
   }
   return {
     ok: false,
-    status: 403,
+    kind: "forbidden",
     code: "second_factor_required",
-    errors: { form: [TWO_FACTOR_ACCOUNT] },
+    message: TWO_FACTOR_ACCOUNT,
   };
 }
 
@@ -172,9 +178,9 @@ export async function signInWithCode(options: {
   if (code === "FAILED_TO_CREATE_SESSION") {
     return {
       ok: false,
-      status: 403,
+      kind: "forbidden",
       code: "second_factor_required",
-      errors: { form: [TWO_FACTOR_ACCOUNT] },
+      message: TWO_FACTOR_ACCOUNT,
     };
   }
   return codeFailure();

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { appErrorCodeForStatus } from "~/core/errors";
 import { logger } from "~/core/logger.server";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
@@ -31,8 +32,8 @@ export async function continueAsGuest(options: { headers: Headers }): Promise<Au
   logger.warn({ status: response.status }, "guest sign-in refused");
   return {
     ok: false,
-    status: response.status,
-    errors: { form: ["We could not start a guest session. Please try again."] },
+    kind: appErrorCodeForStatus(response.status),
+    message: "We could not start a guest session. Please try again.",
   };
 }
 
@@ -63,8 +64,8 @@ export async function upgradeGuest(options: UpgradeGuestOptions): Promise<AuthRe
   if (!guest?.isAnonymous || !isPlaceholderEmail(guest.email)) {
     return {
       ok: false,
-      status: 400,
-      errors: { form: ["This account is already a full account."] },
+      kind: "invalid",
+      message: "This account is already a full account.",
     };
   }
   const weak = refuseWeakPassword(options.password, [
@@ -83,9 +84,9 @@ export async function upgradeGuest(options: UpgradeGuestOptions): Promise<AuthRe
   ) {
     return {
       ok: false,
-      status: 400,
+      kind: "invalid",
       code: "username_taken",
-      errors: { username: ["This username is taken."] },
+      fieldErrors: { username: ["This username is taken."] },
     };
   }
   const email = options.email.toLowerCase();

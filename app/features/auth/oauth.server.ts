@@ -1,5 +1,5 @@
 import { getEnv, publicEnv } from "~/lib/env.server";
-import { type AuthResult, cookiesOf } from "./accounts.server";
+import { type AuthFailure, type AuthResult, cookiesOf } from "./accounts.server";
 import { getAuth } from "./better-auth.server";
 
 export type OAuthProvider = "spotify" | "google" | "github";
@@ -19,13 +19,13 @@ export async function startOAuth(options: {
   provider: string;
   redirectTo: string;
   headers: Headers;
-}): Promise<(AuthResult & { ok: true; url: string }) | Extract<AuthResult, { ok: false }>> {
+}): Promise<(AuthResult & { ok: true; url: string }) | AuthFailure> {
   const provider = configuredProviders().find((p) => p === options.provider);
   if (!provider) {
     return {
       ok: false,
-      status: 400,
-      errors: { form: ["That sign-in provider is not available."] },
+      kind: "invalid",
+      message: "That sign-in provider is not available.",
     };
   }
   const response = await getAuth().api.signInSocial({
@@ -44,8 +44,8 @@ export async function startOAuth(options: {
   if (!response.ok || !body.url) {
     return {
       ok: false,
-      status: 502,
-      errors: { form: [`We could not reach ${OAUTH_LABELS[provider]}. Please try again.`] },
+      kind: "upstream",
+      message: `We could not reach ${OAUTH_LABELS[provider]}. Please try again.`,
     };
   }
   return { ok: true, headers: cookiesOf(response), url: body.url };

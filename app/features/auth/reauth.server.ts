@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { account } from "~/db/schema";
-import { type AuthResult, rateLimited } from "./accounts.server";
+import { type AuthFailure, rateLimited } from "./accounts.server";
 import { getAuth } from "./better-auth.server";
 import { verifyPassword } from "./password.server";
 import { claimTotpCode } from "./totp-replay.server";
@@ -24,7 +24,7 @@ export interface ReauthOptions {
 
 export type ReauthResult =
   | { ok: true; userId: string }
-  | (Extract<AuthResult, { ok: false }> & { needs?: ("password" | "code")[] });
+  | (AuthFailure & { needs?: ("password" | "code")[] });
 
 /**
  * Gate for e-mail, password, phone and MFA changes and account deletion: the session must be
@@ -39,9 +39,9 @@ export async function assertRecentAuth(
   if (!current) {
     return {
       ok: false,
-      status: 401,
+      kind: "unauthenticated",
       code: "unauthenticated",
-      errors: { form: ["Sign in first."] },
+      message: "Sign in first.",
     };
   }
   const { session, user } = current;
@@ -49,7 +49,7 @@ export async function assertRecentAuth(
   const needsAal2 =
     (user.twoFactorEnabled === true || options.requireAal2 === true) && session.aal !== "aal2";
   const needs: ("password" | "code")[] = [];
-  const errors: Record<string, string[]> = {};
+  const fieldErrors: Record<string, string[]> = {};
   // Re-checks guess a password or code too: the same kind of budget as signing in.
   if ((!isRecent && options.password) || (needsAal2 && options.code)) {
     const limited = await checkRateLimits([
@@ -66,9 +66,9 @@ export async function assertRecentAuth(
     if (!credential?.password) {
       return {
         ok: false,
-        status: 403,
+        kind: "forbidden",
         code: "reauthentication_required",
-        errors: { form: [REAUTH_SIGN_IN_AGAIN] },
+        message: REAUTH_SIGN_IN_AGAIN,
       };
     }
     if (
@@ -76,16 +76,16 @@ export async function assertRecentAuth(
       !(await verifyPassword({ hash: credential.password, password: options.password }))
     ) {
       needs.push("password");
-      errors.password = [options.password ? "That password is not right." : REAUTH_PASSWORD];
+      fieldErrors.password = [options.password ? "That password is not right." : REAUTH_PASSWORD];
     }
   }
   if (needsAal2) {
     if (!user.twoFactorEnabled) {
       return {
         ok: false,
-        status: 403,
+        kind: "forbidden",
         code: "reauthentication_required",
-        errors: { form: [REAUTH_SIGN_IN_AGAIN] },
+        message: REAUTH_SIGN_IN_AGAIN,
       };
     }
     const code = options.code?.trim();
@@ -100,11 +100,11 @@ export async function assertRecentAuth(
     }
     if (!isValid) {
       needs.push("code");
-      errors.code = [code ? "That code is not right, or was already used." : REAUTH_CODE];
+      fieldErrors.code = [code ? "That code is not right, or was already used." : REAUTH_CODE];
     }
   }
   if (needs.length > 0) {
-    return { ok: false, status: 403, code: "reauthentication_required", errors, needs };
+    return { ok: false, kind: "forbidden", code: "reauthentication_required", fieldErrors, needs };
   }
   return { ok: true, userId: user.id };
 }

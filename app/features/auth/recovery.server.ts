@@ -48,7 +48,7 @@ export async function resetPassword(options: {
     asResponse: true,
   });
   if (!response.ok) {
-    return { ok: false, status: 400, code: "invalid_link", errors: { form: [RESET_LINK_INVALID] } };
+    return { ok: false, kind: "invalid", code: "invalid_link", message: RESET_LINK_INVALID };
   }
   return { ok: true, headers: new Headers() };
 }

@@ -3,11 +3,19 @@ import { createOTP } from "@better-auth/utils/otp";
 import { generateRandomString, symmetricEncrypt } from "better-auth/crypto";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { encode } from "uqr";
+import { appErrorCodeForStatus } from "~/core/errors";
 import { logger } from "~/core/logger.server";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { account, session as sessionTable, twoFactor, user as userTable } from "~/db/schema";
-import { type AuthResult, clientOf, cookiesOf, errorMessage, rateLimited } from "./accounts.server";
+import {
+  type AuthFailure,
+  type AuthResult,
+  clientOf,
+  cookiesOf,
+  errorMessage,
+  rateLimited,
+} from "./accounts.server";
 import { getAuth, hashBackupCode } from "./better-auth.server";
 import { assertRecentAuth, type ReauthOptions } from "./reauth.server";
 import { claimTotpCode, releaseTotpCode } from "./totp-replay.server";
@@ -52,7 +60,7 @@ export function qrCodeOf(text: string): { size: number; path: string } {
 
 export type EnrollmentStart =
   | { ok: true; secret: string; uri: string; qr: { size: number; path: string } }
-  | Extract<AuthResult, { ok: false }>;
+  | AuthFailure;
 
 /** Starts TOTP enrolment: a new secret, shown as a QR code and as text. */
 export async function startTotpEnrollment(options: ReauthOptions): Promise<EnrollmentStart> {
@@ -67,8 +75,8 @@ export async function startTotpEnrollment(options: ReauthOptions): Promise<Enrol
     const { message } = await errorMessage(response);
     return {
       ok: false,
-      status: response.status,
-      errors: { form: [message ?? "Could not start."] },
+      kind: appErrorCodeForStatus(response.status),
+      message: message ?? "Could not start.",
     };
   }
   const { totpURI } = (await response.json()) as { totpURI: string };
@@ -91,9 +99,9 @@ export async function startTotpEnrollmentForRecentSession(options: {
   if ((await getSecurityOverview(fresh.userId)).isTwoFactorOn) {
     return {
       ok: false,
-      status: 400,
+      kind: "invalid",
       code: "two_factor_on",
-      errors: { form: ["Two-step sign-in is already on."] },
+      message: "Two-step sign-in is already on.",
     };
   }
   const ctx = await getAuth().$context;
@@ -150,15 +158,15 @@ export const TWO_FACTOR_OFF = "Turn on two-step sign-in first: backup codes go w
  */
 export async function regenerateBackupCodesWithReauth(
   options: ReauthOptions & { userId: string },
-): Promise<{ ok: true; backupCodes: string[] } | Extract<AuthResult, { ok: false }>> {
+): Promise<{ ok: true; backupCodes: string[] } | AuthFailure> {
   const overview = await getSecurityOverview(options.userId);
   if (!overview.isTwoFactorOn) {
-    return { ok: false, status: 400, code: "two_factor_off", errors: { form: [TWO_FACTOR_OFF] } };
+    return { ok: false, kind: "invalid", code: "two_factor_off", message: TWO_FACTOR_OFF };
   }
   const fresh = await assertRecentAuth({ ...options, requireAal2: true });
   if (!fresh.ok) return fresh;
   if (fresh.userId !== options.userId) {
-    return { ok: false, status: 403, errors: { form: ["Sign in again to continue."] } };
+    return { ok: false, kind: "forbidden", message: "Sign in again to continue." };
   }
   return { ok: true, backupCodes: await regenerateBackupCodes(options.userId) };
 }
@@ -171,12 +179,15 @@ export async function confirmTotpEnrollment(options: {
   userId: string;
   code: string;
   headers: Headers;
-}): Promise<
-  (AuthResult & { ok: true; backupCodes: string[] }) | Extract<AuthResult, { ok: false }>
-> {
+}): Promise<(AuthResult & { ok: true; backupCodes: string[] }) | AuthFailure> {
   const code = options.code.trim();
   if (!(await claimTotpCode(options.userId, code))) {
-    return { ok: false, status: 400, code: "replayed_code", errors: { code: [REPLAYED_CODE] } };
+    return {
+      ok: false,
+      kind: "invalid",
+      code: "replayed_code",
+      fieldErrors: { code: [REPLAYED_CODE] },
+    };
   }
   const response = await getAuth().api.verifyTOTP({
     body: { code },
@@ -185,7 +196,12 @@ export async function confirmTotpEnrollment(options: {
   });
   if (!response.ok) {
     await releaseTotpCode(options.userId, code);
-    return { ok: false, status: 400, code: "invalid_code", errors: { code: [WRONG_CODE] } };
+    return {
+      ok: false,
+      kind: "invalid",
+      code: "invalid_code",
+      fieldErrors: { code: [WRONG_CODE] },
+    };
   }
   const backupCodes = await regenerateBackupCodes(options.userId);
   return { ok: true, headers: cookiesOf(response), backupCodes };
@@ -221,9 +237,9 @@ export async function verifySecondFactor(options: {
     ) {
       return {
         ok: false,
-        status: 401,
+        kind: "unauthenticated",
         code: "challenge_over",
-        errors: { form: [CHALLENGE_OVER] },
+        message: CHALLENGE_OVER,
       };
     }
     if (response.status === 429) {
@@ -231,9 +247,9 @@ export async function verifySecondFactor(options: {
     }
     return {
       ok: false,
-      status: 400,
+      kind: "invalid",
       code: "invalid_code",
-      errors: {
+      fieldErrors: {
         code: [
           options.isBackupCode ? "That backup code is not right, or was already used." : WRONG_CODE,
         ],
@@ -245,7 +261,7 @@ export async function verifySecondFactor(options: {
     // Accepted by the checker, but seen before: undo the session it just created.
     await getDb().delete(sessionTable).where(eq(sessionTable.token, body.token));
     logger.warn({ userId: body.user.id }, "TOTP replay refused");
-    return { ok: false, status: 401, code: "replayed_code", errors: { form: [REPLAYED_CODE] } };
+    return { ok: false, kind: "unauthenticated", code: "replayed_code", message: REPLAYED_CODE };
   }
   return { ok: true, headers: cookiesOf(response) };
 }
@@ -264,7 +280,7 @@ export async function disableTwoFactorForRecentSession(options: {
   const fresh = await assertRecentAuth({ headers: options.headers, requireAal2: true });
   if (!fresh.ok) return fresh;
   if (fresh.userId !== options.userId) {
-    return { ok: false, status: 403, errors: { form: ["That is not your account."] } };
+    return { ok: false, kind: "forbidden", message: "That is not your account." };
   }
   await getDb().transaction(async (tx) => {
     await tx.delete(twoFactor).where(eq(twoFactor.userId, options.userId));
@@ -299,8 +315,8 @@ export async function disableTwoFactor(
     const { message } = await errorMessage(response);
     return {
       ok: false,
-      status: response.status,
-      errors: { form: [message ?? "Could not turn it off."] },
+      kind: appErrorCodeForStatus(response.status),
+      message: message ?? "Could not turn it off.",
     };
   }
   const headers = cookiesOf(response);

@@ -119,7 +119,7 @@ describe("chapters", () => {
     const tooLong = await send(person, { intent: "chapter", chapterId, title: "x".repeat(81) });
     expect(tooLong).toMatchObject({
       status: 400,
-      body: { errors: { title: ["Keep the title under 80 characters."] } },
+      body: { fieldErrors: { title: ["Keep the title under 80 characters."] } },
     });
     expect((await send(person, { intent: "chapter", chapterId: "nope" })).status).toBe(400);
     expect((await send(person, { intent: "chapter", chapterId, title: "Shoegaze" })).status).toBe(

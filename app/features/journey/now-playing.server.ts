@@ -1,7 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
-import { blockedBetween } from "~/core/visibility.server";
+import { sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
-import { follows, journeySettings, nowPlaying } from "~/db/schema";
+import { journeySettings, nowPlaying } from "~/db/schema";
 import { canSeeJourney } from "./access.server";
 import { artistKey } from "./normalize";
 

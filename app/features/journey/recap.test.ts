@@ -305,7 +305,7 @@ describe("posting a recap card", () => {
     });
     expect(badAudience).toMatchObject({
       init: { status: 400 },
-      data: { errors: { audience: ["Choose who can see this post."] } },
+      data: { fieldErrors: { audience: ["Choose who can see this post."] } },
     });
     const notMine = await postForm(stranger, owner.username, {
       intent: "recap-post",
@@ -322,7 +322,7 @@ describe("posting a recap card", () => {
     });
     expect(badPeriod).toMatchObject({
       init: { status: 400 },
-      data: { errors: { form: ["The start date must be on or before the end date."] } },
+      data: { message: "The start date must be on or before the end date." },
     });
     const before = await getDb().select({ id: posts.id }).from(posts);
     const done = await postForm(owner, owner.username, {

@@ -1,7 +1,7 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { shownName } from "~/core/person";
 import { canSeePost } from "~/core/visibility.server";
-import { type Database, type DbOrTx, getDb } from "~/db/client.server";
+import { type DbOrTx, getDb } from "~/db/client.server";
 import {
   comments,
   follows,

@@ -1,6 +1,12 @@
 import { isAppError } from "~/core/errors";
 import { type ProcessedImage, processImage } from "~/features/media/index.server";
-import { type FieldErrors, formStrings, zodFieldErrors } from "~/lib/forms";
+import {
+  type FieldErrors,
+  type FormFailure,
+  formFailure,
+  formStrings,
+  zodFieldErrors,
+} from "~/lib/forms";
 import { readFormData } from "~/lib/multipart.server";
 import type { ComposerValues } from "./components/composer";
 import { UPLOAD_BODY_MAX_BYTES } from "./constants";
@@ -14,7 +20,7 @@ export type ParsedPostForm =
       removeImage: boolean;
       form: FormData;
     }
-  | { ok: false; errors: FieldErrors; values: ComposerValues; form: FormData | null };
+  | (FormFailure & { values: ComposerValues; form: FormData | null });
 
 /**
  * Reads the composer's multipart form: the fields through the shared Zod schema, the image
@@ -27,8 +33,7 @@ export async function parsePostForm(request: Request): Promise<ParsedPostForm> {
   } catch (error) {
     if (!isAppError(error)) throw error;
     return {
-      ok: false,
-      errors: { [error.code === "too_large" ? "image" : "form"]: [error.message] },
+      ...formFailure({ [error.code === "too_large" ? "image" : "form"]: [error.message] }),
       values: {},
       form: null,
     };
@@ -57,7 +62,7 @@ export async function parsePostForm(request: Request): Promise<ParsedPostForm> {
     }
   }
   if (!parsed.success || Object.keys(errors).length > 0) {
-    return { ok: false, errors, values, form };
+    return { ...formFailure(errors), values, form };
   }
   return { ok: true, input: parsed.data, image, removeImage: strings.removeImage === "1", form };
 }

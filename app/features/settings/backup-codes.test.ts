@@ -55,7 +55,7 @@ async function createPasswordAccount(name: string) {
 
 async function signIn(email: string) {
   const result = await signInWithEmail({ email, password: PASSWORD, headers: requestHeaders() });
-  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  if (!result.ok) throw new Error(JSON.stringify(result));
   return result;
 }
 
@@ -79,7 +79,7 @@ describe("backup codes in settings", () => {
       userId: id,
       headers: requestHeaders(cookieHeader(signedIn.headers)),
     });
-    expect(result).toMatchObject({ ok: false, status: 400, errors: { form: [TWO_FACTOR_OFF] } });
+    expect(result).toMatchObject({ ok: false, kind: "invalid", message: TWO_FACTOR_OFF });
   });
 
   it("regenerate only after a fresh sign-in at aal2; the old codes stop working, the new ones work once", async () => {
@@ -90,14 +90,14 @@ describe("backup codes in settings", () => {
       headers: requestHeaders(cookie),
       password: PASSWORD,
     });
-    if (!started.ok) throw new Error(JSON.stringify(started.errors));
+    if (!started.ok) throw new Error(JSON.stringify(started));
     const raw = new TextDecoder().decode(base32.decode(started.secret));
     const confirmed = await confirmTotpEnrollment({
       userId: id,
       code: await createOTP(raw).hotp(Math.floor(Date.now() / 30_000)),
       headers: requestHeaders(cookie),
     });
-    if (!confirmed.ok) throw new Error(JSON.stringify(confirmed.errors));
+    if (!confirmed.ok) throw new Error(JSON.stringify(confirmed));
     const oldCodes = confirmed.backupCodes;
     const aal2 = cookieHeader(confirmed.headers);
 
@@ -118,8 +118,8 @@ describe("backup codes in settings", () => {
     });
     expect(stale).toMatchObject({
       ok: false,
-      status: 403,
-      errors: { password: [REAUTH_PASSWORD] },
+      kind: "forbidden",
+      fieldErrors: { password: [REAUTH_PASSWORD] },
       needs: ["password"],
     });
     const wrong = await regenerateBackupCodesWithReauth({
@@ -129,7 +129,7 @@ describe("backup codes in settings", () => {
     });
     expect(wrong).toMatchObject({
       ok: false,
-      errors: { password: ["That password is not right."] },
+      fieldErrors: { password: ["That password is not right."] },
     });
 
     // An aal1 session (two-step sign-in on, no code given for it) must give a code.
@@ -141,7 +141,11 @@ describe("backup codes in settings", () => {
       userId: id,
       headers: requestHeaders(aal2),
     });
-    expect(aal1).toMatchObject({ ok: false, errors: { code: [REAUTH_CODE] }, needs: ["code"] });
+    expect(aal1).toMatchObject({
+      ok: false,
+      fieldErrors: { code: [REAUTH_CODE] },
+      needs: ["code"],
+    });
     await testDb.db
       .update(session)
       .set({ aal: "aal2" })
@@ -152,7 +156,7 @@ describe("backup codes in settings", () => {
       userId: id,
       headers: requestHeaders(aal2),
     });
-    if (!fresh.ok) throw new Error(JSON.stringify(fresh.errors));
+    if (!fresh.ok) throw new Error(JSON.stringify(fresh));
     expect(fresh.backupCodes).toHaveLength(10);
     expect(new Set(fresh.backupCodes).size).toBe(10);
     expect(fresh.backupCodes.some((code) => oldCodes.includes(code))).toBe(false);

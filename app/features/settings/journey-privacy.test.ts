@@ -108,7 +108,7 @@ describe("Settings › Privacy › Journey", () => {
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({
       intent: "journey",
-      errors: {
+      fieldErrors: {
         journeyAudience: ["Choose who sees your journey."],
         addArtist: ["Artist names can be at most 512 characters."],
       },

@@ -45,7 +45,7 @@ function contextFor(person: TestUser) {
 }
 
 type Args<F extends (args: never) => unknown> = Parameters<F>[0];
-type Refusal = { data: { errors: Record<string, string[]> }; init: { status: number } };
+type Refusal = { data: { fieldErrors: Record<string, string[]> }; init: { status: number } };
 
 function post(url: string, form: Record<string, string>): Request {
   return new Request(`http://localhost:3000${url}`, {
@@ -318,8 +318,8 @@ describe("default audience", () => {
       data: { values: Record<string, string> };
     };
     expect(refused.init.status).toBe(400);
-    expect(refused.data.errors.defaultAudience).toEqual(["Choose who sees your new posts."]);
-    expect(refused.data.errors.requiresFollowApproval).toEqual(["Choose who may follow you."]);
+    expect(refused.data.fieldErrors.defaultAudience).toEqual(["Choose who sees your new posts."]);
+    expect(refused.data.fieldErrors.requiresFollowApproval).toEqual(["Choose who may follow you."]);
     expect(refused.data.values.defaultAudience).toBe("friends-of-friends");
     expect((await getPrivacySettings({ userId: nia.id })).defaultAudience).toBe("followers");
 
@@ -371,10 +371,10 @@ describe("favourite artists and genres", () => {
       params: {},
     } as unknown as Args<typeof profileAction>)) as unknown as Refusal;
     expect(refused.init.status).toBe(400);
-    expect(refused.data.errors.favouriteArtists).toEqual([
+    expect(refused.data.fieldErrors.favouriteArtists).toEqual([
       `List at most ${FAVOURITES_MAX_COUNT} artists.`,
     ]);
-    expect(refused.data.errors.favouriteGenres).toEqual([
+    expect(refused.data.fieldErrors.favouriteGenres).toEqual([
       `Keep each of your genres under ${FAVOURITE_MAX_LENGTH} characters.`,
     ]);
     expect((await getProfileSettings({ userId: pia.id })).favouriteArtists).toEqual([

@@ -160,11 +160,11 @@ describe("profile", () => {
       context: contextFor(dora),
       params: {},
     } as unknown as Args<typeof profileAction>)) as unknown as {
-      data: { errors: Record<string, string[]>; values: Record<string, string> };
+      data: { fieldErrors: Record<string, string[]>; values: Record<string, string> };
       init: { status: number };
     };
     expect(response.init.status).toBe(409);
-    expect(response.data.errors.username).toEqual([USERNAME_TAKEN]);
+    expect(response.data.fieldErrors.username).toEqual([USERNAME_TAKEN]);
     expect(response.data.values).toMatchObject({ displayName: "Dora D", bio: "my bio" });
     expect(taken.username).toBe("route_taken");
 
@@ -417,11 +417,11 @@ describe("account", () => {
       context: contextFor(pia),
       params: {},
     } as unknown as Args<typeof accountAction>)) as unknown as {
-      data: { errors: Record<string, string[]> };
+      data: { fieldErrors: Record<string, string[]> };
       init: { status: number };
     };
     expect(response.init.status).toBe(400);
-    expect(response.data.errors.confirmUsername?.[0]).toContain(pia.username);
+    expect(response.data.fieldErrors.confirmUsername?.[0]).toContain(pia.username);
     expect(
       await getDb().select({ id: user.id }).from(user).where(eq(user.id, pia.id)),
     ).toHaveLength(1);

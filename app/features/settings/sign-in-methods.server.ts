@@ -2,7 +2,7 @@ import { and, asc, eq, ne } from "drizzle-orm";
 import { type DbOrTx, getDb } from "~/db/client.server";
 import { account, user } from "~/db/schema";
 import {
-  type AuthResult,
+  type AuthFailure,
   assertRecentAuth,
   configuredProviders,
   cookiesOf,
@@ -131,19 +131,19 @@ export async function listSignInMethods(
  */
 export async function unlinkSignInMethod(
   options: ReauthOptions & { userId: string; methodId: string },
-): Promise<{ ok: true; label: string } | Extract<AuthResult, { ok: false }>> {
+): Promise<{ ok: true; label: string } | AuthFailure> {
   const { methods } = await listSignInMethods({ userId: options.userId });
   const method = methods.find((m) => m.kind === "oauth" && m.id === options.methodId);
   if (!method) {
-    return { ok: false, status: 404, code: "not_found", errors: { form: [METHOD_NOT_FOUND] } };
+    return { ok: false, kind: "not_found", code: "not_found", message: METHOD_NOT_FOUND };
   }
   if (!method.canUnlink) {
-    return { ok: false, status: 409, code: "last_way_in", errors: { form: [LAST_WAY_IN] } };
+    return { ok: false, kind: "conflict", code: "last_way_in", message: LAST_WAY_IN };
   }
   const fresh = await assertRecentAuth(options);
   if (!fresh.ok) return fresh;
   if (fresh.userId !== options.userId) {
-    return { ok: false, status: 403, errors: { form: ["Sign in again to continue."] } };
+    return { ok: false, kind: "forbidden", message: "Sign in again to continue." };
   }
   // Counted again under a lock on the person: two unlinks at once cannot remove both last ways.
   const refusal = await getDb().transaction(async (tx) => {
@@ -164,7 +164,7 @@ export async function unlinkSignInMethod(
       );
     return null;
   });
-  if (refusal) return { ok: false, status: 409, errors: { form: [refusal] } };
+  if (refusal) return { ok: false, kind: "conflict", message: refusal };
   return { ok: true, label: method.label };
 }
 
@@ -176,13 +176,13 @@ export async function unlinkSignInMethod(
 export async function startLinkOAuth(options: {
   provider: string;
   headers: Headers;
-}): Promise<{ ok: true; url: string; headers: Headers } | Extract<AuthResult, { ok: false }>> {
+}): Promise<{ ok: true; url: string; headers: Headers } | AuthFailure> {
   const provider = configuredProviders().find((p) => p === options.provider);
   if (!provider) {
     return {
       ok: false,
-      status: 400,
-      errors: { form: ["That sign-in provider is not available."] },
+      kind: "invalid",
+      message: "That sign-in provider is not available.",
     };
   }
   const response = await getAuth().api.linkSocialAccount({
@@ -201,8 +201,8 @@ export async function startLinkOAuth(options: {
   if (!response.ok || !body.url) {
     return {
       ok: false,
-      status: 502,
-      errors: { form: [`We could not reach ${OAUTH_LABELS[provider]}. Please try again.`] },
+      kind: "upstream",
+      message: `We could not reach ${OAUTH_LABELS[provider]}. Please try again.`,
     };
   }
   return { ok: true, headers: cookiesOf(response), url: body.url };

@@ -93,7 +93,7 @@ describe("linked sign-in methods", () => {
       methodId: "google-onlygoogle",
       headers: requestHeaders(),
     });
-    expect(refused).toMatchObject({ ok: false, status: 409, errors: { form: [LAST_WAY_IN] } });
+    expect(refused).toMatchObject({ ok: false, kind: "conflict", message: LAST_WAY_IN });
     const left = await testDb.db
       .select({ id: account.id })
       .from(account)
@@ -116,7 +116,7 @@ describe("linked sign-in methods", () => {
     expect(linkable).toEqual([]);
     expect(await startLinkOAuth({ provider: "google", headers: requestHeaders() })).toMatchObject({
       ok: false,
-      status: 400,
+      kind: "invalid",
     });
 
     const signedIn = await signInWithEmail({
@@ -124,7 +124,7 @@ describe("linked sign-in methods", () => {
       password: PASSWORD,
       headers: requestHeaders(),
     });
-    if (!signedIn.ok) throw new Error(JSON.stringify(signedIn.errors));
+    if (!signedIn.ok) throw new Error(JSON.stringify(signedIn));
     const cookie = cookieHeader(signedIn.headers);
 
     // Someone else's link is not found, and stays.
@@ -134,7 +134,7 @@ describe("linked sign-in methods", () => {
         methodId: "github-benlinks",
         headers: requestHeaders(cookie),
       }),
-    ).toMatchObject({ ok: false, errors: { form: [METHOD_NOT_FOUND] } });
+    ).toMatchObject({ ok: false, message: METHOD_NOT_FOUND });
     expect((await listSignInMethods({ userId: ben.id })).methods).toHaveLength(3);
 
     // A stale session asks for the password first.
@@ -148,7 +148,7 @@ describe("linked sign-in methods", () => {
         methodId: "github-analinks",
         headers: requestHeaders(cookie),
       }),
-    ).toMatchObject({ ok: false, errors: { password: [REAUTH_PASSWORD] } });
+    ).toMatchObject({ ok: false, fieldErrors: { password: [REAUTH_PASSWORD] } });
 
     const done = await unlinkSignInMethod({
       userId: ana.id,

@@ -17,7 +17,7 @@ import { chatActionSchema } from "~/features/assistant/schemas";
 import { requireUser } from "~/features/auth/guards.server";
 import { createPost } from "~/features/posts/posts.server";
 import { postInputSchema } from "~/features/posts/schemas";
-import { type FieldErrors, formStrings, zodFieldErrors } from "~/lib/forms";
+import { formStrings, invalidForm } from "~/lib/forms";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/chatbot";
 
@@ -92,7 +92,7 @@ export async function action({ context, request }: Route.ActionArgs) {
             {
               intent: "publish",
               messageId: input.messageId ?? "",
-              errors: zodFieldErrors(post.error),
+              ...invalidForm(post.error),
             },
             { status: 400 },
           );

@@ -1,6 +1,6 @@
 import { data, Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
-import { confirmEmail } from "~/features/auth/accounts.server";
+import { confirmEmail, failureInit } from "~/features/auth/accounts.server";
 import { requireUser } from "~/features/auth/guards.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/confirm-email";
@@ -23,10 +23,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       { headers: result.headers },
     );
   }
-  return data(
-    { problem: result.errors.form?.[0] ?? "This link is not valid." },
-    { status: result.status },
-  );
+  return data({ problem: result.message ?? "This link is not valid." }, failureInit(result));
 }
 
 export default function ConfirmEmail({ loaderData }: Route.ComponentProps) {

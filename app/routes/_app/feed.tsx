@@ -47,7 +47,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireUser(context, request);
   const parsed = await parsePostForm(request);
   if (!parsed.ok) {
-    return data({ errors: parsed.errors, values: parsed.values }, { status: 400 });
+    const { form: _form, ...failure } = parsed;
+    return data(failure, { status: 400 });
   }
   await createPost({ viewerId: viewer.id, input: parsed.input, image: parsed.image });
   return redirectWithToast("/feed", {
@@ -138,7 +139,7 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
         <div className="mb-6">
           <Composer
             action="/feed"
-            errors={actionData?.errors}
+            failure={actionData}
             values={actionData?.values}
             initiallyExpanded={isComposing}
             expandHref="/feed?compose=1#composer"

@@ -33,7 +33,8 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   await ownPostOr404(viewer.id, params.id, request);
   const parsed = await parsePostForm(request);
   if (!parsed.ok) {
-    return data({ errors: parsed.errors, values: parsed.values }, { status: 400 });
+    const { form: _form, ...failure } = parsed;
+    return data(failure, { status: 400 });
   }
   await updatePost({
     viewerId: viewer.id,
@@ -72,7 +73,7 @@ export default function EditPost({ loaderData, actionData }: Route.ComponentProp
       <Composer
         action={`/post/${post.id}/edit`}
         mode="edit"
-        errors={actionData?.errors}
+        failure={actionData}
         values={values}
         currentImage={post.image}
         cancelHref={`/post/${post.id}`}

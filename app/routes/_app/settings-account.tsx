@@ -5,7 +5,7 @@ import {
   deleteAccount,
   requestPhoneChange,
 } from "~/features/auth/account-changes.server";
-import { failureInit } from "~/features/auth/accounts.server";
+import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { requireUser } from "~/features/auth/guards.server";
 import { normalizePhone } from "~/features/auth/schemas";
 import { getAccountOverview } from "~/features/settings/account.server";
@@ -16,7 +16,7 @@ import {
   startLinkOAuth,
   unlinkSignInMethod,
 } from "~/features/settings/sign-in-methods.server";
-import { formStrings } from "~/lib/forms";
+import { type FormFailure, formFailure, formStrings } from "~/lib/forms";
 import { flashToastCookie, redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-account";
 
@@ -32,17 +32,15 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return { account, signInMethods, username: viewer.username, linkFailed };
 }
 
-type Errors = Partial<Record<string, string[]>>;
-
 function refuse(
   intent: string,
   values: Record<string, string>,
-  errors: Errors,
+  failure: FormFailure,
   init: ResponseInit,
 ) {
   // The password and code are never sent back; what was typed elsewhere is.
   const { password: _password, code: _code, ...kept } = values;
-  return data({ intent, errors, values: kept, phoneSent: null as string | null }, init);
+  return data({ intent, ...failure, values: kept, phoneSent: null as string | null }, init);
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
@@ -59,15 +57,12 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (intent === "email") {
     const parsed = emailChangeSchema.safeParse({ newEmail: values.newEmail?.trim() });
     if (!parsed.success) {
-      return refuse(
-        intent,
-        values,
-        { newEmail: ["Enter a valid e-mail address."] },
-        { status: 400 },
-      );
+      return refuse(intent, values, formFailure({ newEmail: ["Enter a valid e-mail address."] }), {
+        status: 400,
+      });
     }
     const result = await changeEmail({ ...reauth, newEmail: parsed.data.newEmail });
-    if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+    if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
     return redirectWithToast("/settings/account", {
       type: "success",
       title: "Check your new inbox",
@@ -81,34 +76,35 @@ export async function action({ context, request }: Route.ActionArgs) {
       return refuse(
         intent,
         values,
-        {
+        formFailure({
           phone: [
             "Enter a phone number in international form, starting with + and the country code.",
           ],
-        },
+        }),
         { status: 400 },
       );
     }
     if (intent === "phone-request") {
       const result = await requestPhoneChange({ ...reauth, phone });
-      if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+      if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
       return data({
         intent,
-        errors: {} as Errors,
+        ok: true as const,
         values: { phone },
         phoneSent: phone as string | null,
       });
     }
     const result = await confirmPhoneChange({ ...reauth, phone, code: values.smsCode ?? "" });
     if (!result.ok) {
-      const errors = { ...result.errors };
+      const failure = failureData(result);
+      const fieldErrors = { ...failure.fieldErrors };
       // The texted code has its own field; the reauth code (authenticator) keeps `code`.
-      if (errors.code && result.code === undefined) {
-        errors.smsCode = errors.code;
-        delete errors.code;
+      if (fieldErrors.code && result.code === undefined) {
+        fieldErrors.smsCode = fieldErrors.code;
+        delete fieldErrors.code;
       }
       return data(
-        { intent, errors, values: { phone }, phoneSent: phone as string | null },
+        { intent, ...failure, fieldErrors, values: { phone }, phoneSent: phone as string | null },
         failureInit(result),
       );
     }
@@ -125,7 +121,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       userId: viewer.id,
       methodId: values.methodId ?? "",
     });
-    if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+    if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
     return redirectWithToast("/settings/account", {
       type: "success",
       title: `Unlinked ${result.label}`,
@@ -135,7 +131,7 @@ export async function action({ context, request }: Route.ActionArgs) {
 
   if (intent === "link") {
     const result = await startLinkOAuth({ provider: values.provider ?? "", headers });
-    if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+    if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
     // The provider's page is another site: a full page load (spec §2).
     return redirect(result.url, { headers: result.headers });
   }
@@ -145,12 +141,12 @@ export async function action({ context, request }: Route.ActionArgs) {
       return refuse(
         intent,
         values,
-        { confirmUsername: [`Type your username, ${viewer.username}, to confirm.`] },
+        formFailure({ confirmUsername: [`Type your username, ${viewer.username}, to confirm.`] }),
         { status: 400 },
       );
     }
     const result = await deleteAccount(reauth);
-    if (!result.ok) return refuse(intent, values, result.errors, failureInit(result));
+    if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
     const responseHeaders = new Headers(result.headers);
     responseHeaders.append(
       "Set-Cookie",
@@ -159,7 +155,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     return redirect("/", { headers: responseHeaders });
   }
 
-  return refuse(intent, values, { form: ["Unknown action."] }, { status: 400 });
+  return refuse(intent, values, formFailure({}, "Unknown action."), { status: 400 });
 }
 
 export default function AccountSettingsPage({ loaderData, actionData }: Route.ComponentProps) {
@@ -173,7 +169,7 @@ export default function AccountSettingsPage({ loaderData, actionData }: Route.Co
         (loaderData.linkFailed
           ? {
               intent: "link",
-              errors: { form: ["Linking did not work. Please try again."] },
+              ...formFailure({}, "Linking did not work. Please try again."),
               values: {},
               phoneSent: null,
             }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { data } from "react-router";
 import { z } from "zod";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { ListeningHistorySettings } from "~/features/journey/components/listening-history";
 import {

@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { unblockUser } from "~/features/blocks/blocks.server";
 import {
@@ -23,7 +23,7 @@ import {
   privacySchema,
   unhideArtistSchema,
 } from "~/features/settings/schemas";
-import { formStrings, zodFieldErrors } from "~/lib/forms";
+import { formFailure, formStrings, invalidForm } from "~/lib/forms";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-privacy";
 
@@ -53,7 +53,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (intent === "privacy") {
     const parsed = privacySchema.safeParse(values);
     if (!parsed.success) {
-      return data({ intent, errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+      return data({ intent, ...invalidForm(parsed.error), values }, { status: 400 });
     }
     try {
       const { accepted } = await savePrivacySettings({ userId: viewer.id, ...parsed.data });
@@ -67,7 +67,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       });
     } catch (error) {
       if (!isAppError(error)) throw error;
-      return data({ intent, errors: { form: [error.message] }, values }, appErrorInit(error));
+      return data({ intent, ...formFailure({}, error.message), values }, appErrorInit(error));
     }
   }
 
@@ -77,7 +77,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       hiddenArtists: form.getAll("hiddenArtist").filter((v) => typeof v === "string"),
     });
     if (!parsed.success) {
-      return data({ intent, errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+      return data({ intent, ...invalidForm(parsed.error), values }, { status: 400 });
     }
     try {
       const { added } = await saveJourneyPrivacy({ userId: viewer.id, ...parsed.data });
@@ -88,17 +88,14 @@ export async function action({ context, request }: Route.ActionArgs) {
       });
     } catch (error) {
       if (!isAppError(error)) throw error;
-      return data({ intent, errors: { form: [error.message] }, values }, appErrorInit(error));
+      return data({ intent, ...formFailure({}, error.message), values }, appErrorInit(error));
     }
   }
 
   if (intent === "journey-unhide") {
     const parsed = unhideArtistSchema.safeParse(values);
     if (!parsed.success) {
-      return data(
-        { intent: "journey", errors: zodFieldErrors(parsed.error), values },
-        { status: 400 },
-      );
+      return data({ intent: "journey", ...invalidForm(parsed.error), values }, { status: 400 });
     }
     await unhideJourneyArtist({ userId: viewer.id, artistKey: parsed.data.artistKey });
     return redirectWithToast(`${HERE}#journey`, {
@@ -145,7 +142,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     );
   }
 
-  return data({ intent, errors: { form: ["Unknown action."] }, values }, { status: 400 });
+  return data({ intent, ...formFailure({}, "Unknown action."), values }, { status: 400 });
 }
 
 export default function PrivacySettingsPage({ loaderData, actionData }: Route.ComponentProps) {

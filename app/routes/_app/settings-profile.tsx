@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { UPLOAD_BODY_MAX_BYTES } from "~/features/posts/constants";
 import { ProfileSettingsForm } from "~/features/settings/components/profile-form";
@@ -11,7 +11,7 @@ import {
   updateProfile,
 } from "~/features/settings/profile.server";
 import { profileSchema } from "~/features/settings/schemas";
-import { formStrings, zodFieldErrors } from "~/lib/forms";
+import { formFailure, formStrings, invalidForm } from "~/lib/forms";
 import { readFormData } from "~/lib/multipart.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-profile";
@@ -37,7 +37,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   } catch (error) {
     if (!isAppError(error)) throw error;
     return data(
-      { intent: "avatar", errors: { avatar: [error.message] }, values: {} },
+      { intent: "avatar", ...formFailure({ avatar: [error.message] }), values: {} },
       appErrorInit(error),
     );
   }
@@ -53,7 +53,7 @@ export async function action({ context, request }: Route.ActionArgs) {
         const bytes = file instanceof File ? new Uint8Array(await file.arrayBuffer()) : null;
         if (!bytes || bytes.byteLength === 0) {
           return data(
-            { intent, errors: { avatar: ["Choose a picture first."] }, values },
+            { intent, ...formFailure({ avatar: ["Choose a picture first."] }), values },
             { status: 400 },
           );
         }
@@ -61,7 +61,10 @@ export async function action({ context, request }: Route.ActionArgs) {
       }
     } catch (error) {
       if (!isAppError(error)) throw error;
-      return data({ intent, errors: { avatar: [error.message] }, values }, appErrorInit(error));
+      return data(
+        { intent, ...formFailure({ avatar: [error.message] }), values },
+        appErrorInit(error),
+      );
     }
     return redirectWithToast("/settings/profile", {
       type: "success",
@@ -71,14 +74,17 @@ export async function action({ context, request }: Route.ActionArgs) {
 
   const parsed = profileSchema.safeParse(values);
   if (!parsed.success) {
-    return data({ intent, errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+    return data({ intent, ...invalidForm(parsed.error), values }, { status: 400 });
   }
   try {
     await updateProfile({ userId: viewer.id, ...parsed.data });
   } catch (error) {
     if (!isAppError(error)) throw error;
     const field = error.code === "conflict" ? "username" : "form";
-    return data({ intent, errors: { [field]: [error.message] }, values }, appErrorInit(error));
+    return data(
+      { intent, ...formFailure({ [field]: [error.message] }), values },
+      appErrorInit(error),
+    );
   }
   return redirectWithToast("/settings/profile", { type: "success", title: "Profile saved" });
 }

@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { ConnectedPlayers } from "~/features/journey/listenbrainz/components/connected-players";
 import {
@@ -12,7 +12,7 @@ import {
   revokeListenToken,
 } from "~/features/journey/listenbrainz/tokens.server";
 import { getEnv } from "~/lib/env.server";
-import { formStrings, zodFieldErrors } from "~/lib/forms";
+import { formFailure, formStrings, invalidForm } from "~/lib/forms";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-scrobbling";
 
@@ -39,7 +39,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (intent === "create") {
     const parsed = createListenTokenSchema.safeParse(values);
     if (!parsed.success) {
-      return data({ intent, errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+      return data({ intent, ...invalidForm(parsed.error), values }, { status: 400 });
     }
     try {
       const created = await createListenToken({ userId: viewer.id, name: parsed.data.name });
@@ -50,7 +50,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       );
     } catch (error) {
       if (!isAppError(error)) throw error;
-      return data({ intent, errors: { form: [error.message] }, values }, appErrorInit(error));
+      return data({ intent, ...formFailure({}, error.message), values }, appErrorInit(error));
     }
   }
 
@@ -74,7 +74,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
   }
 
-  return data({ intent, errors: { form: ["Unknown action."] }, values }, { status: 400 });
+  return data({ intent, ...formFailure({}, "Unknown action."), values }, { status: 400 });
 }
 
 export default function ScrobblingSettings({ loaderData, actionData }: Route.ComponentProps) {

@@ -20,6 +20,7 @@ import {
   revokeOtherSessions,
   revokeSession,
 } from "~/features/settings/sessions.server";
+import { formFailure } from "~/lib/forms";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-security";
 
@@ -75,8 +76,7 @@ export async function action({ context, request }: Route.ActionArgs) {
 
   if (intent === "2fa-start") {
     const result = await startTotpEnrollment({ headers, password: values.password });
-    if (!result.ok)
-      return data({ intent, ok: false as const, errors: result.errors }, failureInit(result));
+    if (!result.ok) return data({ intent, ...failureData(result) }, failureInit(result));
     return { intent, ok: true as const, secret: result.secret, uri: result.uri, qr: result.qr };
   }
   if (intent === "2fa-confirm") {
@@ -90,8 +90,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       return data(
         {
           intent,
-          ok: false as const,
-          errors: result.errors,
+          ...failureData(result),
           secret: values.secret ?? "",
           uri,
           qr: qrCodeOf(uri),
@@ -111,8 +110,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       password: values.password,
       code: values.code,
     });
-    if (!result.ok)
-      return data({ intent, ok: false as const, errors: result.errors }, failureInit(result));
+    if (!result.ok) return data({ intent, ...failureData(result) }, failureInit(result));
     return data({ intent, ok: true as const }, { headers: result.headers });
   }
   if (intent === "backup-codes") {
@@ -126,8 +124,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       return data(
         {
           intent,
-          ok: false as const,
-          errors: result.errors,
+          ...failureData(result),
           needs: "needs" in result ? result.needs : undefined,
         },
         failureInit(result),
@@ -144,17 +141,13 @@ export async function action({ context, request }: Route.ActionArgs) {
       // A checkbox: sent as "on" when ticked (it is by default), absent when not.
       signOutOthers: values.signOutOthers === "on",
     });
-    if (!result.ok)
-      return data({ intent, ok: false as const, ...failureData(result) }, failureInit(result));
+    if (!result.ok) return data({ intent, ...failureData(result) }, failureInit(result));
     return data(
       { intent, ok: true as const, signedOutOthers: values.signOutOthers === "on" },
       { headers: result.headers },
     );
   }
-  return data(
-    { intent, ok: false as const, errors: { form: ["Unknown action."] } },
-    { status: 400 },
-  );
+  return data({ intent, ...formFailure({}, "Unknown action.") }, { status: 400 });
 }
 
 export default function SecuritySettingsPage({ loaderData }: Route.ComponentProps) {

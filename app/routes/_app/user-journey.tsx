@@ -1,12 +1,12 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { getViewer, requireUser } from "~/features/auth/guards.server";
 import { chapterSchema, saveChapter } from "~/features/journey/chapters.server";
 import { JourneyPage } from "~/features/journey/components/journey-view";
 import { loadJourney } from "~/features/journey/journey-page.server";
 import { postRecap, recapPostSchema } from "~/features/journey/recap.server";
 import { getProfile } from "~/features/people/people.server";
-import { formStrings, zodFieldErrors } from "~/lib/forms";
+import { formFailure, formStrings, invalidForm } from "~/lib/forms";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/user-journey";
 
@@ -45,17 +45,17 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   const values = formStrings(await request.formData());
   if (values.intent === "recap-post") return postRecapAction(viewer, params.username, values);
   if (values.intent !== "chapter") {
-    return data({ errors: { form: ["Unknown action."] }, values }, { status: 400 });
+    return data({ ...formFailure({}, "Unknown action."), values }, { status: 400 });
   }
   const parsed = chapterSchema.safeParse(values);
   if (!parsed.success) {
-    return data({ errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+    return data({ ...invalidForm(parsed.error), values }, { status: 400 });
   }
   try {
     await saveChapter({ userId: viewer.id, ...parsed.data });
   } catch (error) {
     if (!isAppError(error)) throw error;
-    return data({ errors: { form: [error.message] }, values }, appErrorInit(error));
+    return data({ ...formFailure({}, error.message), values }, appErrorInit(error));
   }
   const url = new URL(request.url);
   return redirectWithToast(
@@ -74,13 +74,13 @@ async function postRecapAction(
 ) {
   if (viewer.username.toLowerCase() !== username.toLowerCase()) {
     return data(
-      { errors: { form: ["You can post only your own recap card."] }, values },
+      { ...formFailure({}, "You can post only your own recap card."), values },
       { status: 404 },
     );
   }
   const parsed = recapPostSchema.safeParse(values);
   if (!parsed.success) {
-    return data({ errors: zodFieldErrors(parsed.error), values }, { status: 400 });
+    return data({ ...invalidForm(parsed.error), values }, { status: 400 });
   }
   const periodParams = new URLSearchParams();
   for (const name of ["period", "from", "to", "chapter"]) {
@@ -96,7 +96,7 @@ async function postRecapAction(
     }));
   } catch (error) {
     if (!isAppError(error)) throw error;
-    return data({ errors: { form: [error.message] }, values }, appErrorInit(error));
+    return data({ ...formFailure({}, error.message), values }, appErrorInit(error));
   }
   return redirectWithToast("/feed", {
     type: "success",

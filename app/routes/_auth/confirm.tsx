@@ -2,8 +2,14 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
-import { confirmEmail, resendConfirmation } from "~/features/auth/accounts.server";
+import {
+  confirmEmail,
+  failureData,
+  failureInit,
+  resendConfirmation,
+} from "~/features/auth/accounts.server";
 import { formValues } from "~/features/auth/schemas";
+import { formFailure } from "~/lib/forms";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/confirm";
 
@@ -24,24 +30,20 @@ export async function loader({ request }: Route.LoaderArgs) {
     );
     throw redirect("/feed", { headers: result.headers });
   }
-  return data(
-    { problem: result.errors.form?.[0] ?? "This link is not valid." },
-    { status: result.status },
-  );
+  return data({ problem: result.message ?? "This link is not valid." }, failureInit(result));
 }
 
 export async function action({ request }: Route.ActionArgs) {
   const { email } = formValues(await request.formData());
   if (!email?.includes("@")) {
     return data(
-      { sent: false, errors: ["Enter the e-mail address you signed up with."] },
+      { sent: false, ...formFailure({}, "Enter the e-mail address you signed up with.") },
       { status: 400 },
     );
   }
   const result = await resendConfirmation({ email, headers: request.headers });
-  if (!result.ok)
-    return data({ sent: false, errors: result.errors.form ?? [] }, { status: result.status });
-  return { sent: true, errors: [] as string[] };
+  if (!result.ok) return data({ sent: false, ...failureData(result) }, failureInit(result));
+  return { sent: true } as const;
 }
 
 export default function Confirm({ loaderData, actionData }: Route.ComponentProps) {
@@ -51,7 +53,7 @@ export default function Confirm({ loaderData, actionData }: Route.ComponentProps
       title="Confirm your e-mail"
       description="The link in your confirmation e-mail brings you here."
     >
-      {loaderData.problem ? <FormErrors errors={[loaderData.problem]} /> : null}
+      {loaderData.problem ? <FormErrors message={loaderData.problem} /> : null}
       {actionData?.sent ? (
         <p role="status" className="rounded-lg border border-border bg-muted p-4 text-sm">
           If that address has an account waiting for confirmation, a new link is on its way.
@@ -61,7 +63,7 @@ export default function Confirm({ loaderData, actionData }: Route.ComponentProps
           <p className="text-sm text-muted-foreground">
             Need a new link? Enter your address and we will send one.
           </p>
-          <FormErrors errors={actionData?.errors} />
+          <FormErrors message={actionData && !actionData.sent ? actionData.message : undefined} />
           <Field label="Email" name="email" type="email" autoComplete="email" required />
           <Button type="submit" variant="secondary" disabled={navigation.state === "submitting"}>
             Send a new link

@@ -2,12 +2,13 @@ import { data, Form, Link, useNavigation } from "react-router";
 import { z } from "zod";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
-import { Field, FormErrors } from "~/components/ui/field";
+import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
-import { failureInit } from "~/features/auth/accounts.server";
+import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { EmailField } from "~/features/auth/components/account-fields";
 import { requestPasswordReset } from "~/features/auth/recovery.server";
 import { formValues } from "~/features/auth/schemas";
+import { formFailure } from "~/lib/forms";
 import type { Route } from "./+types/forgot-password";
 
 export const meta: Route.MetaFunction = () => [{ title: "Reset your password · Soundtrail" }];
@@ -23,21 +24,14 @@ export async function action({ request }: Route.ActionArgs) {
       {
         sent: false,
         email: email ?? "",
-        errors: { email: ["Enter the e-mail address of your account."] } as Record<
-          string,
-          string[]
-        >,
+        ...formFailure({ email: ["Enter the e-mail address of your account."] }),
       },
       { status: 400 },
     );
   }
   const result = await requestPasswordReset({ email: email.trim(), headers: request.headers });
-  if (!result.ok)
-    return data(
-      { sent: false, email, errors: result.errors as Record<string, string[]> },
-      failureInit(result),
-    );
-  return { sent: true, email: email.trim(), errors: {} as Record<string, string[]> };
+  if (!result.ok) return data({ sent: false, email, ...failureData(result) }, failureInit(result));
+  return { sent: true, email: email.trim() } as const;
 }
 
 export default function ForgotPassword({ actionData }: Route.ComponentProps) {
@@ -69,8 +63,8 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
       }
     >
       <Form method="post" className="flex flex-col gap-4" noValidate>
-        <FormErrors errors={actionData?.errors.form} />
-        <EmailField defaultValue={actionData?.email} errors={actionData?.errors.email} />
+        <FormErrors message={actionData?.message} />
+        <EmailField defaultValue={actionData?.email} errors={actionData?.fieldErrors.email} />
         <Button type="submit" disabled={navigation.state === "submitting"}>
           Send me a link
         </Button>

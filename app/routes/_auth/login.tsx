@@ -2,7 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
-import { failureInit, signInWithEmail } from "~/features/auth/accounts.server";
+import { failureData, failureInit, signInWithEmail } from "~/features/auth/accounts.server";
 import { requestSignInCode, signInWithCode } from "~/features/auth/codes.server";
 import { CodeField, CurrentPasswordField } from "~/features/auth/components/account-fields";
 import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
@@ -13,7 +13,7 @@ import { codeSchema, formValues, loginSchema } from "~/features/auth/schemas";
 import { SharePreviewCard } from "~/features/share/components/share-preview-card";
 import { sharePreviewMeta, sharePreviewTitle } from "~/features/share/share-preview";
 import { loadSharePreview } from "~/features/share/share-preview.server";
-import { zodFieldErrors } from "~/lib/forms";
+import { invalidForm } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/login";
@@ -62,7 +62,7 @@ export async function action({ request }: Route.ActionArgs) {
     });
     if (!result.ok)
       return data(
-        { stage: "form" as const, errors: result.errors, contact: "" },
+        { stage: "form" as const, ...failureData(result), contact: "" },
         failureInit(result),
       );
     return redirect(result.url, { headers: result.headers });
@@ -72,7 +72,7 @@ export async function action({ request }: Route.ActionArgs) {
     const result = await continueAsGuest({ headers: request.headers });
     if (!result.ok)
       return data(
-        { stage: "form" as const, errors: result.errors, contact: "" },
+        { stage: "form" as const, ...failureData(result), contact: "" },
         failureInit(result),
       );
     return signedInRedirect(
@@ -88,7 +88,7 @@ export async function action({ request }: Route.ActionArgs) {
     const parsed = codeSchema.safeParse(values);
     if (!parsed.success) {
       return data(
-        { stage: "code" as const, channel, to, errors: zodFieldErrors(parsed.error) },
+        { stage: "code" as const, channel, to, ...invalidForm(parsed.error) },
         { status: 400 },
       );
     }
@@ -100,7 +100,7 @@ export async function action({ request }: Route.ActionArgs) {
     });
     if (!result.ok)
       return data(
-        { stage: "code" as const, channel, to, errors: result.errors },
+        { stage: "code" as const, channel, to, ...failureData(result) },
         failureInit(result),
       );
     return signedInRedirect(result.headers, redirectTo, "Welcome back!");
@@ -109,10 +109,7 @@ export async function action({ request }: Route.ActionArgs) {
   const parsed = loginSchema.safeParse(values);
   const contact = values.email ?? values.phone ?? "";
   if (!parsed.success) {
-    return data(
-      { stage: "form" as const, errors: zodFieldErrors(parsed.error), contact },
-      { status: 400 },
-    );
+    return data({ stage: "form" as const, ...invalidForm(parsed.error), contact }, { status: 400 });
   }
   const { email, phone, password, intent } = parsed.data;
   if (intent === "code") {
@@ -120,13 +117,8 @@ export async function action({ request }: Route.ActionArgs) {
     const to = email ?? phone ?? "";
     const result = await requestSignInCode({ channel, to, headers: request.headers });
     if (!result.ok)
-      return data({ stage: "form" as const, errors: result.errors, contact }, failureInit(result));
-    return {
-      stage: "code" as const,
-      channel,
-      to,
-      errors: {} as Record<string, string[] | undefined>,
-    };
+      return data({ stage: "form" as const, ...failureData(result), contact }, failureInit(result));
+    return { stage: "code" as const, ok: true as const, channel, to };
   }
   const result = await signInWithEmail({
     email,
@@ -135,7 +127,7 @@ export async function action({ request }: Route.ActionArgs) {
     headers: request.headers,
   });
   if (!result.ok)
-    return data({ stage: "form" as const, errors: result.errors, contact }, failureInit(result));
+    return data({ stage: "form" as const, ...failureData(result), contact }, failureInit(result));
   if (result.needsSecondFactor) {
     const next = redirectTo ? `?${new URLSearchParams({ redirectTo })}` : "";
     return redirect(`/auth/two-factor${next}`, { headers: result.headers });
@@ -169,12 +161,12 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
         }
       >
         <Form method="post" className="flex flex-col gap-4" noValidate>
-          <FormErrors errors={actionData.errors.form} />
+          <FormErrors message={actionData.ok ? undefined : actionData.message} />
           <input type="hidden" name="intent" value="verify-code" />
           <input type="hidden" name="channel" value={actionData.channel} />
           <input type="hidden" name="to" value={actionData.to} />
           {redirectField}
-          <CodeField autoFocus errors={actionData.errors.code} />
+          <CodeField autoFocus errors={actionData.ok ? undefined : actionData.fieldErrors.code} />
           <Button type="submit" disabled={isSubmitting}>
             {isSubmitting ? "Checking…" : "Sign in"}
           </Button>
@@ -183,7 +175,7 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
     );
   }
 
-  const errors = actionData?.errors;
+  const errors = actionData?.fieldErrors;
   const signupHref = `/auth/signup${redirectTo ? `?${new URLSearchParams({ redirectTo })}` : ""}`;
   return (
     <AuthCard
@@ -200,9 +192,7 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
     >
       {loaderData.preview ? <SharePreviewCard preview={loaderData.preview} /> : null}
       <div className="flex flex-col gap-4">
-        <FormErrors
-          errors={errors?.form ?? (loaderData.problem ? [loaderData.problem] : undefined)}
-        />
+        <FormErrors message={actionData?.message ?? loaderData.problem} />
         <OAuthButtons providers={loaderData.providers} redirectTo={redirectTo} />
         <Form method="post" className="flex flex-col gap-4" noValidate>
           {redirectField}

@@ -6,6 +6,7 @@ import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { NewPasswordField } from "~/features/auth/components/account-fields";
 import { resetPassword } from "~/features/auth/recovery.server";
 import { formValues } from "~/features/auth/schemas";
+import { formFailure } from "~/lib/forms";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/reset-password";
 
@@ -20,10 +21,7 @@ export function loader({ request }: Route.LoaderArgs) {
 export async function action({ request }: Route.ActionArgs) {
   const { token, password } = formValues(await request.formData());
   if (!password) {
-    return data(
-      { errors: { password: ["Choose a new password."] } as Partial<Record<string, string[]>> },
-      { status: 400 },
-    );
+    return data(formFailure({ password: ["Choose a new password."] }), { status: 400 });
   }
   const result = await resetPassword({ token: token ?? "", password, headers: request.headers });
   if (!result.ok) return data(failureData(result), failureInit(result));
@@ -36,21 +34,21 @@ export async function action({ request }: Route.ActionArgs) {
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const isLinkBad = Boolean(actionData?.errors.form);
+  const isLinkBad = Boolean(actionData?.message);
   return (
     <AuthCard
       title="Choose a new password"
       description="Setting it signs you out on every other device."
     >
       <Form method="post" className="flex flex-col gap-4" noValidate>
-        <FormErrors errors={actionData?.errors.form} />
+        <FormErrors message={actionData?.message} />
         {isLinkBad ? (
           <Link to="/auth/forgot-password" className="font-medium text-primary underline">
             Send me a new link
           </Link>
         ) : null}
         <input type="hidden" name="token" value={loaderData.token} />
-        <NewPasswordField errors={actionData?.errors.password} />
+        <NewPasswordField errors={actionData?.fieldErrors.password} />
         <Button type="submit" disabled={navigation.state === "submitting"}>
           Save new password
         </Button>

@@ -13,7 +13,7 @@ import {
 } from "~/features/auth/components/account-fields";
 import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
 import { codeSchema, formValues, signupSchema } from "~/features/auth/schemas";
-import { zodFieldErrors } from "~/lib/forms";
+import { invalidForm } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/signup";
@@ -27,8 +27,6 @@ export function loader({ request }: Route.LoaderArgs) {
   };
 }
 
-type Errors = Partial<Record<string, string[]>>;
-
 export async function action({ request }: Route.ActionArgs) {
   const values = formValues(await request.formData());
 
@@ -37,7 +35,7 @@ export async function action({ request }: Route.ActionArgs) {
     const parsed = codeSchema.safeParse(values);
     if (!parsed.success) {
       return data(
-        { status: "code" as const, phone, errors: zodFieldErrors(parsed.error) as Errors },
+        { status: "code" as const, phone, ...invalidForm(parsed.error) },
         { status: 400 },
       );
     }
@@ -47,7 +45,7 @@ export async function action({ request }: Route.ActionArgs) {
       headers: request.headers,
     });
     if (!result.ok)
-      return data({ status: "code" as const, phone, errors: result.errors }, failureInit(result));
+      return data({ status: "code" as const, phone, ...failureData(result) }, failureInit(result));
     result.headers.append(
       "Set-Cookie",
       await flashToastCookie({
@@ -67,7 +65,7 @@ export async function action({ request }: Route.ActionArgs) {
   };
   if (!parsed.success) {
     return data(
-      { status: "error" as const, errors: zodFieldErrors(parsed.error), values: echo },
+      { status: "error" as const, ...invalidForm(parsed.error), values: echo },
       { status: 400 },
     );
   }
@@ -93,7 +91,7 @@ export async function action({ request }: Route.ActionArgs) {
       failureInit(result),
     );
   }
-  if (phone) return { status: "code" as const, phone, errors: {} as Errors };
+  if (phone) return { status: "code" as const, ok: true as const, phone };
   return { status: "sent" as const, email: email as string };
 }
 
@@ -128,13 +126,13 @@ export default function Signup({ loaderData, actionData }: Route.ComponentProps)
         }
       >
         <Form method="post" className="flex flex-col gap-4" noValidate>
-          <FormErrors errors={actionData.errors.form} />
+          <FormErrors message={actionData.ok ? undefined : actionData.message} />
           <input type="hidden" name="intent" value="verify-phone" />
           <input type="hidden" name="phone" value={actionData.phone} />
           {loaderData.redirectTo ? (
             <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
           ) : null}
-          <CodeField autoFocus errors={actionData.errors.code} />
+          <CodeField autoFocus errors={actionData.ok ? undefined : actionData.fieldErrors.code} />
           <Button type="submit" disabled={isSubmitting}>
             {isSubmitting ? "Checking…" : "Confirm and continue"}
           </Button>
@@ -142,7 +140,8 @@ export default function Signup({ loaderData, actionData }: Route.ComponentProps)
       </AuthCard>
     );
   }
-  const errors = actionData?.status === "error" ? actionData.errors : undefined;
+  const failure = actionData?.status === "error" ? actionData : undefined;
+  const errors = failure?.fieldErrors;
   const values = actionData?.status === "error" ? actionData.values : undefined;
   return (
     <AuthCard
@@ -158,7 +157,7 @@ export default function Signup({ loaderData, actionData }: Route.ComponentProps)
       }
     >
       <Form method="post" className="flex flex-col gap-4" noValidate>
-        <FormErrors errors={errors?.form} />
+        <FormErrors message={failure?.message} />
         {loaderData.redirectTo ? (
           <input type="hidden" name="redirectTo" value={loaderData.redirectTo} />
         ) : null}

@@ -3,11 +3,11 @@ import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
-import { failureInit } from "~/features/auth/accounts.server";
+import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { CodeField } from "~/features/auth/components/account-fields";
 import { codeSchema, formValues } from "~/features/auth/schemas";
 import { verifySecondFactor } from "~/features/auth/two-factor.server";
-import { zodFieldErrors } from "~/lib/forms";
+import { invalidForm } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/two-factor";
@@ -26,7 +26,7 @@ export async function action({ request }: Route.ActionArgs) {
   const values = formValues(await request.formData());
   const parsed = codeSchema.safeParse(values);
   if (!parsed.success)
-    return data({ errors: zodFieldErrors(parsed.error), isOver: false }, { status: 400 });
+    return data({ ...invalidForm(parsed.error), isOver: false }, { status: 400 });
   const result = await verifySecondFactor({
     code: parsed.data.code,
     isBackupCode: values.kind === "backup",
@@ -34,7 +34,7 @@ export async function action({ request }: Route.ActionArgs) {
   });
   if (!result.ok) {
     return data(
-      { errors: result.errors, isOver: result.code === "challenge_over" },
+      { ...failureData(result), isOver: result.code === "challenge_over" },
       failureInit(result),
     );
   }
@@ -66,7 +66,7 @@ export default function TwoFactor({ loaderData, actionData }: Route.ComponentPro
       }
     >
       <Form method="post" className="flex flex-col gap-4" noValidate>
-        <FormErrors errors={actionData?.errors.form} />
+        <FormErrors message={actionData?.message} />
         {actionData?.isOver ? (
           <Link to="/auth/login" className="font-medium text-primary underline">
             Sign in again
@@ -77,7 +77,7 @@ export default function TwoFactor({ loaderData, actionData }: Route.ComponentPro
         <CodeField
           inputMode={isBackupCode ? "text" : "numeric"}
           autoFocus
-          errors={actionData?.errors.code}
+          errors={actionData?.fieldErrors.code}
         />
         <Button type="submit" disabled={navigation.state === "submitting"}>
           <Icon name="shield-check" className="size-4" />

@@ -2,7 +2,7 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
-import { Field, FormErrors } from "~/components/ui/field";
+import { FormErrors } from "~/components/ui/field";
 import { failureData, failureInit } from "~/features/auth/accounts.server";
 import {
   DisplayNameField,
@@ -13,7 +13,7 @@ import {
 import { requireUser } from "~/features/auth/guards.server";
 import { upgradeGuest } from "~/features/auth/guest.server";
 import { formValues, signupSchema } from "~/features/auth/schemas";
-import { zodFieldErrors } from "~/lib/forms";
+import { invalidForm } from "~/lib/forms";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/upgrade";
 
@@ -40,7 +40,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   };
   const parsed = upgradeSchema.safeParse(values);
   if (!parsed.success) {
-    return data({ errors: zodFieldErrors(parsed.error), values: echo }, { status: 400 });
+    return data({ ...invalidForm(parsed.error), values: echo }, { status: 400 });
   }
   const email = z.string().parse(parsed.data.email);
   const result = await upgradeGuest({
@@ -62,14 +62,14 @@ export async function action({ context, request }: Route.ActionArgs) {
 
 export default function Upgrade({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const errors = actionData?.errors;
+  const errors = actionData?.fieldErrors;
   return (
     <AuthCard
       title="Save your account"
       description="Add an e-mail and a password. Your posts, likes and follows stay as they are."
     >
       <Form method="post" className="flex flex-col gap-4" noValidate>
-        <FormErrors errors={errors?.form} />
+        <FormErrors message={actionData?.message} />
         <EmailField defaultValue={actionData?.values.email} errors={errors?.email} />
         <NewPasswordField errors={errors?.password} />
         <UsernameField

@@ -1,6 +1,6 @@
 import { data } from "react-router";
 import { z } from "zod";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { runTurn, startTurn } from "~/features/assistant/conversations.server";
 import { getAssistantEngine } from "~/features/assistant/engines.server";
 import { type AssistantStreamEvent, encodeStreamEvent } from "~/features/assistant/stream-protocol";

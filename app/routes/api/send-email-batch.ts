@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { sendEmailBatch } from "~/features/admin/email.server";
 import { MAX_BATCH_REQUEST_BYTES } from "~/features/admin/limits";
 import { describeIssues, sendEmailBatchSchema } from "~/features/admin/schemas";

@@ -1,7 +1,8 @@
 import { showToast } from "~/components/ui/toaster";
+import type { MessageFailure } from "~/lib/forms";
 
 /** What admin actions answer: a message to confirm, or the reason it did not happen. */
-export type ActionResult = { ok: true; message: string } | { ok: false; message: string };
+export type ActionResult = { ok: true; message: string } | MessageFailure;
 
 /**
  * The admin routes' clientAction: runs the server action and shows its outcome as a toast,

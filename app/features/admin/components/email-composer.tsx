@@ -2,6 +2,7 @@ import { useId, useMemo, useState } from "react";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import { shownName } from "~/core/person";
+import type { FormFailure } from "~/lib/forms";
 import { withUnsubscribeFooter } from "../email-content";
 import { MAX_HTML_LENGTH, MAX_SUBJECT_LENGTH } from "../limits";
 import { applyPlaceholders, applyTextPlaceholders } from "../placeholders";
@@ -47,13 +48,14 @@ export function EmailComposer({
   people,
   from,
   isBusy,
-  errors,
+  failure,
   onSubmit,
 }: {
   people: ComposerPerson[];
   from: string;
   isBusy: boolean;
-  errors?: Partial<Record<string, string[]>>;
+  /** The server's refusal of the last submission (ADR 023). */
+  failure?: FormFailure;
   onSubmit: (submission: ComposerSubmission) => void;
 }) {
   const ids = {
@@ -71,7 +73,7 @@ export function EmailComposer({
   const [filter, setFilter] = useState("");
   const [previewId, setPreviewId] = useState<string | null>(null);
   const [localErrors, setLocalErrors] = useState<Partial<Record<string, string[]>>>({});
-  const shownErrors = { ...errors, ...localErrors };
+  const shownErrors = { ...failure?.fieldErrors, ...localErrors };
 
   const eligible = useMemo(() => people.filter((p) => p.excludedBecause === null), [people]);
   const matching = useMemo(() => {
@@ -121,7 +123,7 @@ export function EmailComposer({
   const fieldClass = "rounded-lg border bg-background px-3 text-foreground";
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-5">
-      <FormErrors errors={shownErrors.form} />
+      <FormErrors message={failure?.message} />
       <p className="text-sm">
         <span className="text-muted-foreground">From</span>{" "}
         <span className="font-medium">{from}</span>

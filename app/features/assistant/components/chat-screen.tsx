@@ -280,7 +280,7 @@ export function ChatScreen({
               notice={m.notice}
               draft={m.draft}
               messageId={m.id}
-              publishErrors={publishData?.messageId === m.id ? publishData.errors : undefined}
+              publishErrors={publishData?.messageId === m.id ? publishData.fieldErrors : undefined}
             />
           ))}
           {shownLive && showLiveUser ? (

@@ -5,9 +5,8 @@ import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
+import type { FormFailure } from "~/lib/forms";
 import { CodeField, CurrentPasswordField, NewPasswordField } from "./account-fields";
-
-type Errors = Partial<Record<string, string[]>>;
 
 export type SecurityActionData =
   | {
@@ -20,16 +19,14 @@ export type SecurityActionData =
   | { intent: "2fa-confirm" | "backup-codes"; ok: true; backupCodes: string[] }
   | { intent: "2fa-disable"; ok: true }
   | { intent: "password"; ok: true; signedOutOthers: boolean }
-  | {
+  | (FormFailure & {
       intent: string;
-      ok: false;
-      errors: Errors;
       secret?: string;
       uri?: string;
       qr?: { size: number; path: string };
       /** What the server asks for before a sensitive change (a recent sign-in, aal2). */
       needs?: ("password" | "code")[];
-    };
+    });
 
 function BackupCodeList({ codes }: { codes: string[] }) {
   return (
@@ -51,7 +48,8 @@ function BackupCodes({ backupCodesLeft }: { backupCodesLeft: number }) {
   const fetcher = useFetcher<SecurityActionData>({ key: "backup-codes" });
   const result = fetcher.data;
   const codes = result?.intent === "backup-codes" && result.ok ? result.backupCodes : null;
-  const errors = result && !result.ok ? result.errors : undefined;
+  const failure = result && !result.ok ? result : undefined;
+  const errors = failure?.fieldErrors;
   const needs = result && !result.ok ? (result.needs ?? []) : [];
   return (
     <Card className="mt-6">
@@ -74,7 +72,7 @@ function BackupCodes({ backupCodesLeft }: { backupCodesLeft: number }) {
             <p className="text-sm text-muted-foreground">
               {backupCodesLeft} of 10 left. Getting new ones makes the old ones stop working.
             </p>
-            <FormErrors errors={errors?.form} />
+            <FormErrors message={failure?.message} />
             {needs.includes("password") ? (
               <CurrentPasswordField errors={errors?.password} required />
             ) : null}
@@ -125,7 +123,9 @@ export function SecuritySettings({
   const signOutId = useId();
   const passwordForm = useRef<HTMLFormElement>(null);
   const result = twoFactor.data;
-  const errors = result && !result.ok ? result.errors : undefined;
+  const passwordFailure = password.data && !password.data.ok ? password.data : undefined;
+  const failure = result && !result.ok ? result : undefined;
+  const errors = failure?.fieldErrors;
   const enrolment =
     result?.intent === "2fa-start" && result.ok
       ? result
@@ -171,7 +171,7 @@ export function SecuritySettings({
               </code>
             </p>
             <CodeField errors={errors?.code} />
-            <FormErrors errors={errors?.form} />
+            <FormErrors message={failure?.message} />
             <Button type="submit" disabled={isBusy} className="self-start">
               Turn on two-step sign-in
             </Button>
@@ -183,7 +183,7 @@ export function SecuritySettings({
               Two-step sign-in is on. {backupCodesLeft} backup code
               {backupCodesLeft === 1 ? "" : "s"} left. To turn it off, confirm it is you.
             </p>
-            <FormErrors errors={errors?.form} />
+            <FormErrors message={failure?.message} />
             {hasPassword ? <CurrentPasswordField errors={errors?.password} /> : null}
             <CodeField hint="From your authenticator app." errors={errors?.code} required={false} />
             <Button type="submit" variant="danger" disabled={isBusy} className="self-start">
@@ -196,7 +196,7 @@ export function SecuritySettings({
             <p className="text-sm text-muted-foreground">
               Ask for a code from an authenticator app each time you sign in with your password.
             </p>
-            <FormErrors errors={errors?.form} />
+            <FormErrors message={failure?.message} />
             {hasPassword ? <CurrentPasswordField errors={errors?.password} /> : null}
             <Button type="submit" disabled={isBusy} className="self-start">
               Set up two-step sign-in
@@ -225,30 +225,22 @@ export function SecuritySettings({
                   : "Password changed. Every other device was signed out."}
               </p>
             ) : null}
-            <FormErrors
-              errors={password.data && !password.data.ok ? password.data.errors.form : undefined}
-            />
+            <FormErrors message={passwordFailure?.message} />
             <CurrentPasswordField
               label="Current password"
               name="currentPassword"
-              errors={
-                password.data && !password.data.ok
-                  ? password.data.errors.currentPassword
-                  : undefined
-              }
+              errors={passwordFailure?.fieldErrors.currentPassword}
             />
             <NewPasswordField
               label="New password"
               name="newPassword"
-              errors={
-                password.data && !password.data.ok ? password.data.errors.newPassword : undefined
-              }
+              errors={passwordFailure?.fieldErrors.newPassword}
               required={false}
             />
             {isTwoFactorOn ? (
               <CodeField
                 hint="From your authenticator app, if asked."
-                errors={password.data && !password.data.ok ? password.data.errors.code : undefined}
+                errors={passwordFailure?.fieldErrors.code}
                 required={false}
               />
             ) : null}

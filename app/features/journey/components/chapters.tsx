@@ -2,11 +2,11 @@ import { useId } from "react";
 import { Form } from "react-router";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
+import type { FormFailure } from "~/lib/forms";
 import type { Chapter } from "../chapters.server";
 import { formatDay } from "./format";
 
-export interface ChapterResult {
-  errors: Partial<Record<string, string[]>>;
+export interface ChapterResult extends FormFailure {
   values: Record<string, string>;
 }
 
@@ -22,7 +22,11 @@ function ChapterForm({ chapter, result }: { chapter: Chapter; result?: ChapterRe
         <input type="hidden" name="intent" value="chapter" />
         <input type="hidden" name="chapterId" value={chapter.id} />
         <FormErrors
-          errors={[...(refused?.errors.form ?? []), ...(refused?.errors.chapterId ?? [])]}
+          message={
+            [refused?.message, ...(refused?.fieldErrors.chapterId ?? [])]
+              .filter(Boolean)
+              .join(" ") || undefined
+          }
         />
         <div className="flex flex-col gap-1">
           <label htmlFor={`${id}-title`} className="font-medium">
@@ -33,13 +37,13 @@ function ChapterForm({ chapter, result }: { chapter: Chapter; result?: ChapterRe
             name="title"
             maxLength={80}
             defaultValue={refused?.values.title ?? chapter.title ?? ""}
-            aria-invalid={Boolean(refused?.errors.title) || undefined}
-            aria-describedby={refused?.errors.title ? `${id}-title-errors` : undefined}
+            aria-invalid={Boolean(refused?.fieldErrors.title) || undefined}
+            aria-describedby={refused?.fieldErrors.title ? `${id}-title-errors` : undefined}
             className="h-10 rounded-lg border border-border bg-background px-3 text-foreground"
           />
-          {refused?.errors.title ? (
+          {refused?.fieldErrors.title ? (
             <p id={`${id}-title-errors`} className="text-danger">
-              {refused.errors.title.join(" ")}
+              {refused.fieldErrors.title.join(" ")}
             </p>
           ) : null}
         </div>
@@ -53,13 +57,13 @@ function ChapterForm({ chapter, result }: { chapter: Chapter; result?: ChapterRe
             maxLength={1000}
             rows={3}
             defaultValue={refused?.values.note ?? chapter.note ?? ""}
-            aria-invalid={Boolean(refused?.errors.note) || undefined}
-            aria-describedby={refused?.errors.note ? `${id}-note-errors` : undefined}
+            aria-invalid={Boolean(refused?.fieldErrors.note) || undefined}
+            aria-describedby={refused?.fieldErrors.note ? `${id}-note-errors` : undefined}
             className="rounded-lg border border-border bg-background px-3 py-2 text-foreground"
           />
-          {refused?.errors.note ? (
+          {refused?.fieldErrors.note ? (
             <p id={`${id}-note-errors`} className="text-danger">
-              {refused.errors.note.join(" ")}
+              {refused.fieldErrors.note.join(" ")}
             </p>
           ) : null}
         </div>

@@ -4,12 +4,12 @@ import { Button, buttonClasses } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import type { JourneyAudience } from "~/db/schema";
 import { AUDIENCE_LABELS, AUDIENCES } from "~/features/posts";
+import type { FormFailure } from "~/lib/forms";
 import type { Chapter } from "../chapters.server";
 import { periodSearch, type ResolvedPeriod } from "../period";
 import { formatDay } from "./format";
 
-export interface RecapResult {
-  errors: Partial<Record<string, string[]>>;
+export interface RecapResult extends FormFailure {
   values: Record<string, string>;
 }
 
@@ -204,7 +204,7 @@ export function RecapCardPanel({
           {[...params.entries()].map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />
           ))}
-          <FormErrors errors={refused?.errors.form} />
+          <FormErrors message={refused?.message} />
           <div className="flex flex-col gap-1">
             <label htmlFor={`${id}-audience`} className="text-sm font-medium">
               Who can see the post
@@ -213,8 +213,8 @@ export function RecapCardPanel({
               id={`${id}-audience`}
               name="audience"
               defaultValue={refused?.values.audience || audience}
-              aria-invalid={Boolean(refused?.errors.audience) || undefined}
-              aria-describedby={refused?.errors.audience ? `${id}-audience-errors` : undefined}
+              aria-invalid={Boolean(refused?.fieldErrors.audience) || undefined}
+              aria-describedby={refused?.fieldErrors.audience ? `${id}-audience-errors` : undefined}
               className="h-10 rounded-lg border border-border bg-background px-3 text-foreground"
             >
               {AUDIENCES.map((a) => (
@@ -223,9 +223,9 @@ export function RecapCardPanel({
                 </option>
               ))}
             </select>
-            {refused?.errors.audience ? (
+            {refused?.fieldErrors.audience ? (
               <p id={`${id}-audience-errors`} className="text-sm text-danger">
-                {refused.errors.audience.join(" ")}
+                {refused.fieldErrors.audience.join(" ")}
               </p>
             ) : null}
           </div>
@@ -239,13 +239,13 @@ export function RecapCardPanel({
               rows={2}
               maxLength={2000}
               defaultValue={refused?.values.note ?? ""}
-              aria-invalid={Boolean(refused?.errors.note) || undefined}
-              aria-describedby={refused?.errors.note ? `${id}-note-errors` : undefined}
+              aria-invalid={Boolean(refused?.fieldErrors.note) || undefined}
+              aria-describedby={refused?.fieldErrors.note ? `${id}-note-errors` : undefined}
               className="rounded-lg border border-border bg-background px-3 py-2 text-foreground"
             />
-            {refused?.errors.note ? (
+            {refused?.fieldErrors.note ? (
               <p id={`${id}-note-errors`} className="text-sm text-danger">
-                {refused.errors.note.join(" ")}
+                {refused.fieldErrors.note.join(" ")}
               </p>
             ) : null}
           </div>

@@ -1,9 +1,9 @@
-import { useCallback, useEffect, useId, useRef, useState } from "react";
-import { Form, Link, useFetcher, useNavigation } from "react-router";
+import { useEffect, useId, useRef, useState } from "react";
+import { Form, Link, useNavigation } from "react-router";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
-import type { FieldErrors } from "~/lib/forms";
+import type { FormFailure } from "~/lib/forms";
 import { cn } from "~/lib/utils";
 import {
   AUDIENCE_LABELS,
@@ -11,7 +11,6 @@ import {
   IMAGE_MAX_BYTES,
   KIND_LABELS,
   MOODS,
-  MUSIC_FIELD_MAX_LENGTH,
   NOTE_MAX_LENGTH,
   POST_KINDS,
   type PostKind,
@@ -44,7 +43,7 @@ const TITLE_LABELS: Record<PostKind, string> = {
  */
 export function Composer({
   action,
-  errors,
+  failure,
   values,
   mode = "create",
   currentImage,
@@ -55,7 +54,8 @@ export function Composer({
   cancelHref,
 }: {
   action: string;
-  errors?: FieldErrors;
+  /** The server's refusal of the last submission (ADR 023), shown in place. */
+  failure?: FormFailure;
   values?: ComposerValues;
   mode?: "create" | "edit";
   currentImage?: { id: string; width: number; height: number } | null;
@@ -70,6 +70,7 @@ export function Composer({
   cancelHref?: string;
 }) {
   const id = useId();
+  const errors = failure?.fieldErrors;
   const navigation = useNavigation();
   const initialKind = POST_KINDS.includes(values?.kind as PostKind)
     ? (values?.kind as PostKind)
@@ -84,7 +85,6 @@ export function Composer({
     isMounted,
     hasDraft,
     startFreshDraft,
-    setExpanded,
     fold,
     openAndFocusTitle,
     promptRef,
@@ -180,7 +180,7 @@ export function Composer({
           name="intent"
           value={mode === "create" ? "create-post" : "update-post"}
         />
-        <FormErrors errors={errors?.form} />
+        <FormErrors message={failure?.message} />
 
         <fieldset>
           <legend className="mb-1.5 text-sm font-medium">This post is about</legend>

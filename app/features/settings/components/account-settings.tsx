@@ -5,19 +5,18 @@ import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
 import { CodeField, PHONE_HINT } from "~/features/auth";
+import type { FormFailure } from "~/lib/forms";
 import type { AccountOverview } from "../account.server";
 import type { SignInMethod } from "../sign-in-methods.server";
 import { ReauthFields } from "./reauth-fields";
 import { SectionHeader } from "./settings-nav";
 
-type Errors = Partial<Record<string, string[]>>;
-
-export interface AccountResult {
+/** What the account page's actions answer: a refusal (ADR 023) or the texted code's number. */
+export type AccountResult = {
   intent: string;
-  errors: Errors;
   values: Record<string, string | undefined>;
   phoneSent: string | null;
-}
+} & (FormFailure | { ok: true; message?: undefined; fieldErrors?: undefined });
 
 function useBusy(intent: string): boolean {
   return useNavigation().formData?.get("intent") === intent;
@@ -45,7 +44,7 @@ function EmailCard({ account, result }: { account: AccountOverview; result?: Acc
       </p>
       <Form method="post" className="flex flex-col gap-4" noValidate>
         <input type="hidden" name="intent" value="email" />
-        <FormErrors errors={mine?.errors.form} />
+        <FormErrors message={mine?.message} />
         <Field
           label="New e-mail"
           name="newEmail"
@@ -53,9 +52,9 @@ function EmailCard({ account, result }: { account: AccountOverview; result?: Acc
           autoComplete="email"
           required
           defaultValue={mine?.values.newEmail ?? ""}
-          errors={mine?.errors.newEmail}
+          errors={mine?.fieldErrors?.newEmail}
         />
-        <ReauthFields errors={mine?.errors} />
+        <ReauthFields errors={mine?.fieldErrors} />
         <Button type="submit" disabled={isBusy} className="self-start">
           {isBusy ? "Sending…" : "Send confirmation link"}
         </Button>
@@ -92,9 +91,14 @@ function PhoneCard({ account, result }: { account: AccountOverview; result?: Acc
           <p role="status" className="text-sm">
             We texted a code to <strong>{sentTo}</strong>.
           </p>
-          <FormErrors errors={mine?.errors.form ?? mine?.errors.phone} />
-          <CodeField label="Texted code" name="smsCode" errors={mine?.errors.smsCode} autoFocus />
-          <ReauthFields errors={mine?.intent === "phone-confirm" ? mine.errors : undefined} />
+          <FormErrors message={mine?.message ?? mine?.fieldErrors?.phone?.join(" ")} />
+          <CodeField
+            label="Texted code"
+            name="smsCode"
+            errors={mine?.fieldErrors?.smsCode}
+            autoFocus
+          />
+          <ReauthFields errors={mine?.intent === "phone-confirm" ? mine.fieldErrors : undefined} />
           <Button type="submit" disabled={isConfirming} className="self-start">
             {isConfirming ? "Checking…" : "Confirm number"}
           </Button>
@@ -102,7 +106,7 @@ function PhoneCard({ account, result }: { account: AccountOverview; result?: Acc
       ) : (
         <Form method="post" className="flex flex-col gap-4" noValidate>
           <input type="hidden" name="intent" value="phone-request" />
-          <FormErrors errors={mine?.errors.form} />
+          <FormErrors message={mine?.message} />
           <Field
             label={account.phoneNumber ? "New phone number" : "Phone number"}
             name="phone"
@@ -111,9 +115,9 @@ function PhoneCard({ account, result }: { account: AccountOverview; result?: Acc
             required
             hint={PHONE_HINT}
             defaultValue={mine?.values.phone ?? ""}
-            errors={mine?.errors.phone}
+            errors={mine?.fieldErrors?.phone}
           />
-          <ReauthFields errors={mine?.errors} />
+          <ReauthFields errors={mine?.fieldErrors} />
           <Button type="submit" disabled={isRequesting} className="self-start">
             {isRequesting ? "Sending…" : "Text me a code"}
           </Button>
@@ -174,8 +178,8 @@ function SignInMethodsCard({
                     <Form method="post" className="flex flex-col gap-3" noValidate>
                       <input type="hidden" name="intent" value="unlink" />
                       <input type="hidden" name="methodId" value={method.id} />
-                      <FormErrors errors={refused?.errors.form} />
-                      <ReauthFields errors={refused?.errors} />
+                      <FormErrors message={refused?.message} />
+                      <ReauthFields errors={refused?.fieldErrors} />
                       <Button
                         type="submit"
                         variant="secondary"
@@ -196,7 +200,7 @@ function SignInMethodsCard({
         {linkable.length > 0 ? (
           <Form method="post" className="mt-4 flex flex-col gap-3" noValidate>
             <input type="hidden" name="intent" value="link" />
-            <FormErrors errors={linking?.errors.form} />
+            <FormErrors message={linking?.message} />
             <div className="flex flex-wrap gap-2">
               {linkable.map((p) => (
                 <Button
@@ -237,16 +241,16 @@ function DeleteCard({ username, result }: { username: string; result?: AccountRe
       </div>
       <Form method="post" className="flex flex-col gap-4" noValidate>
         <input type="hidden" name="intent" value="delete" />
-        <FormErrors errors={mine?.errors.form} />
+        <FormErrors message={mine?.message} />
         <Field
           label={`Type your username (${username}) to confirm`}
           name="confirmUsername"
           autoComplete="off"
           required
           defaultValue={mine?.values.confirmUsername ?? ""}
-          errors={mine?.errors.confirmUsername}
+          errors={mine?.fieldErrors?.confirmUsername}
         />
-        <ReauthFields errors={mine?.errors} />
+        <ReauthFields errors={mine?.fieldErrors} />
         <Button
           type="submit"
           variant="secondary"

@@ -69,10 +69,12 @@ export function JourneyPrivacyForm({
       </SectionHeader>
       <Form method="post" className="flex flex-col gap-6" noValidate>
         <input type="hidden" name="intent" value="journey" />
-        <FormErrors errors={refused?.errors.form} />
+        <FormErrors message={refused?.message} />
         <fieldset
           className="flex flex-col gap-2"
-          aria-describedby={refused?.errors.journeyAudience ? `${id}-audience-errors` : undefined}
+          aria-describedby={
+            refused?.fieldErrors.journeyAudience ? `${id}-audience-errors` : undefined
+          }
         >
           <legend className="mb-1 font-semibold">Who sees your journey</legend>
           {JOURNEY_AUDIENCE_CHOICES.map((a) => {
@@ -99,7 +101,10 @@ export function JourneyPrivacyForm({
               </div>
             );
           })}
-          <FieldErrorList id={`${id}-audience-errors`} errors={refused?.errors.journeyAudience} />
+          <FieldErrorList
+            id={`${id}-audience-errors`}
+            errors={refused?.fieldErrors.journeyAudience}
+          />
         </fieldset>
 
         <fieldset className="flex flex-col gap-3">
@@ -147,14 +152,15 @@ export function JourneyPrivacyForm({
               defaultValue={refused?.values.addArtist ?? ""}
               aria-describedby={[
                 `${id}-add-hint`,
-                refused?.errors.addArtist || refused?.errors.hiddenArtists
+                refused?.fieldErrors.addArtist || refused?.fieldErrors.hiddenArtists
                   ? `${id}-add-errors`
                   : "",
               ]
                 .filter(Boolean)
                 .join(" ")}
               aria-invalid={
-                Boolean(refused?.errors.addArtist || refused?.errors.hiddenArtists) || undefined
+                Boolean(refused?.fieldErrors.addArtist || refused?.fieldErrors.hiddenArtists) ||
+                undefined
               }
               className="h-10 rounded-lg border border-border bg-background px-3 text-foreground"
             />
@@ -169,8 +175,8 @@ export function JourneyPrivacyForm({
             <FieldErrorList
               id={`${id}-add-errors`}
               errors={[
-                ...(refused?.errors.addArtist ?? []),
-                ...(refused?.errors.hiddenArtists ?? []),
+                ...(refused?.fieldErrors.addArtist ?? []),
+                ...(refused?.fieldErrors.hiddenArtists ?? []),
               ]}
             />
           </div>

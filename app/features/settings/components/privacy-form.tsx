@@ -7,16 +7,15 @@ import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { RelativeTime } from "~/components/ui/relative-time";
 import type { FollowRequest } from "~/features/follows/index.server";
 import { AUDIENCE_LABELS, AUDIENCES } from "~/features/posts";
+import type { FormFailure } from "~/lib/forms";
 import { cn } from "~/lib/utils";
 import { DEFAULT_AUDIENCE_HINTS } from "../constants";
 import type { PrivacySettings } from "../privacy.server";
 import { SectionHeader } from "./settings-nav";
 
-type Errors = Partial<Record<string, string[]>>;
-
-export interface PrivacyFormResult {
+/** A refused privacy form (ADR 023) with what was chosen. */
+export interface PrivacyFormResult extends FormFailure {
   intent: string;
-  errors: Errors;
   values: Record<string, string>;
 }
 
@@ -86,10 +85,12 @@ export function PrivacyForm({
       </SectionHeader>
       <Form method="post" className="flex flex-col gap-6" noValidate>
         <input type="hidden" name="intent" value="privacy" />
-        <FormErrors errors={refused?.errors.form} />
+        <FormErrors message={refused?.message} />
         <fieldset
           className="flex flex-col gap-2"
-          aria-describedby={refused?.errors.defaultAudience ? `${id}-audience-errors` : undefined}
+          aria-describedby={
+            refused?.fieldErrors.defaultAudience ? `${id}-audience-errors` : undefined
+          }
         >
           <legend className="mb-1 font-semibold">Who sees your new posts</legend>
           <p className="text-sm text-muted-foreground">
@@ -105,12 +106,15 @@ export function PrivacyForm({
               defaultChecked={audience === a}
             />
           ))}
-          <FieldErrorList id={`${id}-audience-errors`} errors={refused?.errors.defaultAudience} />
+          <FieldErrorList
+            id={`${id}-audience-errors`}
+            errors={refused?.fieldErrors.defaultAudience}
+          />
         </fieldset>
         <fieldset
           className="flex flex-col gap-2"
           aria-describedby={
-            refused?.errors.requiresFollowApproval ? `${id}-follow-errors` : undefined
+            refused?.fieldErrors.requiresFollowApproval ? `${id}-follow-errors` : undefined
           }
         >
           <legend className="mb-1 font-semibold">Who may follow you</legend>
@@ -130,7 +134,7 @@ export function PrivacyForm({
           />
           <FieldErrorList
             id={`${id}-follow-errors`}
-            errors={refused?.errors.requiresFollowApproval}
+            errors={refused?.fieldErrors.requiresFollowApproval}
           />
         </fieldset>
         <div className="flex items-start gap-3">

@@ -6,6 +6,7 @@ import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
 import { shownName } from "~/core/person";
+import type { FormFailure } from "~/lib/forms";
 import { cn } from "~/lib/utils";
 import {
   AVATAR_SIDE,
@@ -16,11 +17,9 @@ import {
 } from "../constants";
 import { SectionHeader } from "./settings-nav";
 
-type Errors = Partial<Record<string, string[]>>;
-
-export interface ProfileFormResult {
+/** A refused profile form (ADR 023) with what was typed. */
+export interface ProfileFormResult extends FormFailure {
   intent: string;
-  errors: Errors;
   values: Record<string, string>;
 }
 
@@ -72,7 +71,11 @@ function AvatarForm({
   const [clientError, setClientError] = useState<string | null>(null);
   const busyIntent = navigation.formData?.get("intent");
   const isAvatarResult = result?.intent === "avatar" || result?.intent === "remove-avatar";
-  const errors = clientError ? [clientError] : isAvatarResult ? result?.errors.avatar : undefined;
+  const errors = clientError
+    ? [clientError]
+    : isAvatarResult
+      ? result?.fieldErrors.avatar
+      : undefined;
 
   useEffect(() => () => (preview ? URL.revokeObjectURL(preview.url) : undefined), [preview]);
   // A saved picture ends the preview.
@@ -291,7 +294,7 @@ export function ProfileSettingsForm({
         </SectionHeader>
         <Form method="post" className="flex flex-col gap-4" noValidate>
           <input type="hidden" name="intent" value="profile" />
-          <FormErrors errors={refused?.errors.form} />
+          <FormErrors message={refused?.message} />
           <Field
             label="Display name"
             name="displayName"
@@ -299,21 +302,21 @@ export function ProfileSettingsForm({
             required
             maxLength={DISPLAY_NAME_MAX_LENGTH}
             defaultValue={values?.displayName ?? profile.displayName}
-            errors={refused?.errors.displayName}
+            errors={refused?.fieldErrors.displayName}
           />
           <UsernameInput
             initial={values?.username ?? profile.username}
             current={profile.username}
-            errors={refused?.errors.username}
+            errors={refused?.fieldErrors.username}
           />
-          <BioInput initial={values?.bio ?? profile.bio} errors={refused?.errors.bio} />
+          <BioInput initial={values?.bio ?? profile.bio} errors={refused?.fieldErrors.bio} />
           <Field
             label="Favourite artists"
             name="favouriteArtists"
             hint={FAVOURITES_HINT}
             maxLength={FAVOURITES_MAX_COUNT * (FAVOURITE_MAX_LENGTH + 2)}
             defaultValue={values?.favouriteArtists ?? profile.favouriteArtists.join(", ")}
-            errors={refused?.errors.favouriteArtists}
+            errors={refused?.fieldErrors.favouriteArtists}
           />
           <Field
             label="Favourite genres"
@@ -321,7 +324,7 @@ export function ProfileSettingsForm({
             hint={FAVOURITES_HINT}
             maxLength={FAVOURITES_MAX_COUNT * (FAVOURITE_MAX_LENGTH + 2)}
             defaultValue={values?.favouriteGenres ?? profile.favouriteGenres.join(", ")}
-            errors={refused?.errors.favouriteGenres}
+            errors={refused?.fieldErrors.favouriteGenres}
           />
           <Button type="submit" disabled={isSaving} className="self-start">
             {isSaving ? "Saving…" : "Save profile"}

@@ -13,7 +13,7 @@ import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.server";
 import { deleteCommentSchema } from "~/features/admin/schemas";
 import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
-import { zodFieldErrors } from "~/lib/forms";
+import { invalidForm, withMessage } from "~/lib/forms";
 import type { Route } from "./+types/comments";
 
 export const meta: Route.MetaFunction = () => [{ title: "Comments · Admin · Soundtrail" }];
@@ -30,10 +30,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
   const parsed = deleteCommentSchema.safeParse(Object.fromEntries(await request.formData()));
-  if (!parsed.success) {
-    const first = Object.values(zodFieldErrors(parsed.error)).flat()[0] ?? "Check the form.";
-    return data({ ok: false as const, message: first }, { status: 400 });
-  }
+  if (!parsed.success) return data(withMessage(invalidForm(parsed.error)), { status: 400 });
   return runAdminAction(async () => {
     await deleteCommentAsAdmin({ actorId: viewer.id, ...parsed.data });
     return "Comment deleted.";

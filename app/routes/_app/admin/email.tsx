@@ -4,7 +4,7 @@ import { z } from "zod";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Icon } from "~/components/ui/icon";
-import { appErrorInit, isAppError, statusForAppError } from "~/core/errors";
+import { appErrorInit, isAppError } from "~/core/errors";
 import { EmailComposer } from "~/features/admin/components/email-composer";
 import { LoadError } from "~/features/admin/components/load-error";
 import { Pager } from "~/features/admin/components/pager";
@@ -25,7 +25,7 @@ import { parsePageParam } from "~/features/admin/paging";
 import { loadAdminData } from "~/features/admin/route-helpers.server";
 import { campaignSchema } from "~/features/admin/schemas";
 import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
-import { zodFieldErrors } from "~/lib/forms";
+import { type FormFailure, formFailure, invalidForm } from "~/lib/forms";
 import type { Route } from "./+types/email";
 
 export const meta: Route.MetaFunction = () => [{ title: "Bulk e-mail · Admin · Soundtrail" }];
@@ -51,9 +51,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 
 const resumeSchema = z.object({ intent: z.literal("resume"), campaignId: z.uuid() });
 
-type ActionData =
-  | { ok: true; campaign: CampaignForSending }
-  | { ok: false; errors: Partial<Record<string, string[]>> };
+type ActionData = { ok: true; campaign: CampaignForSending } | FormFailure;
 
 export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
@@ -61,7 +59,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const isResume = (body as { intent?: unknown } | null)?.intent === "resume";
   const parsed = isResume ? resumeSchema.safeParse(body) : campaignSchema.safeParse(body);
   if (!parsed.success) {
-    return data<ActionData>({ ok: false, errors: zodFieldErrors(parsed.error) }, { status: 400 });
+    return data<ActionData>(invalidForm(parsed.error), { status: 400 });
   }
   try {
     const input = parsed.data;
@@ -72,10 +70,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     return data<ActionData>({ ok: true, campaign });
   } catch (error) {
     if (isAppError(error)) {
-      return data<ActionData>(
-        { ok: false, errors: { form: [error.message] } },
-        appErrorInit(error),
-      );
+      return data<ActionData>(formFailure({}, error.message), appErrorInit(error));
     }
     throw error;
   }
@@ -96,7 +91,7 @@ export default function AdminEmail({ loaderData }: Route.ComponentProps) {
   }, [fetcher.state, fetcher.data, sender.send]);
 
   const isBusy = fetcher.state !== "idle" || sender.state.phase === "sending";
-  const errors = fetcher.data && !fetcher.data.ok ? fetcher.data.errors : undefined;
+  const failure = fetcher.data && !fetcher.data.ok ? fetcher.data : undefined;
 
   return (
     <div className="flex flex-col gap-6">
@@ -114,7 +109,7 @@ export default function AdminEmail({ loaderData }: Route.ComponentProps) {
             people={people}
             from={from}
             isBusy={isBusy}
-            errors={errors}
+            failure={failure}
             onSubmit={(submission) =>
               fetcher.submit(
                 { intent: "create", ...submission },

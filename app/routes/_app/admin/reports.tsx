@@ -12,7 +12,7 @@ import { deleteReportedContent, listReports, resolveReport } from "~/features/ad
 import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.server";
 import { reportActionSchema } from "~/features/admin/schemas";
 import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
-import { zodFieldErrors } from "~/lib/forms";
+import { invalidForm, withMessage } from "~/lib/forms";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/reports";
 
@@ -42,10 +42,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
   const parsed = reportActionSchema.safeParse(Object.fromEntries(await request.formData()));
-  if (!parsed.success) {
-    const first = Object.values(zodFieldErrors(parsed.error)).flat()[0] ?? "Check the form.";
-    return data({ ok: false as const, message: first }, { status: 400 });
-  }
+  if (!parsed.success) return data(withMessage(invalidForm(parsed.error)), { status: 400 });
   const input = parsed.data;
   return runAdminAction(async () => {
     if (input.intent === "resolve") {

@@ -15,7 +15,7 @@ import { loadAdminData, runAdminAction } from "~/features/admin/route-helpers.se
 import { userActionSchema } from "~/features/admin/schemas";
 import { banUser, listUsers, setUserAdmin, unbanUser } from "~/features/admin/users.server";
 import { requireAdmin, requireAdminApi } from "~/features/auth/guards.server";
-import { zodFieldErrors } from "~/lib/forms";
+import { invalidForm, withMessage } from "~/lib/forms";
 import type { Route } from "./+types/users";
 
 export const meta: Route.MetaFunction = () => [{ title: "Users · Admin · Soundtrail" }];
@@ -32,11 +32,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
   const parsed = userActionSchema.safeParse(Object.fromEntries(await request.formData()));
-  if (!parsed.success) {
-    const errors = zodFieldErrors(parsed.error);
-    const first = Object.values(errors).flat()[0] ?? "Check the form.";
-    return data({ ok: false as const, message: first }, { status: 400 });
-  }
+  if (!parsed.success) return data(withMessage(invalidForm(parsed.error)), { status: 400 });
   const input = parsed.data;
   const actorId = viewer.id;
   return runAdminAction(async () => {

@@ -6,14 +6,14 @@ import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { Field, FormErrors } from "~/components/ui/field";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { SectionHeader } from "~/features/settings";
-import type { FieldErrors } from "~/lib/forms";
+import type { FormFailure } from "~/lib/forms";
 import { LISTEN_TOKEN_NAME_MAX, MAX_ACTIVE_LISTEN_TOKENS } from "../schemas";
 import type { ListenTokenSummary } from "../tokens.server";
 
 /** What the action answered: a new token (shown this once) or why it was refused. */
 export type ConnectedPlayersResult =
   | { intent: "create"; created: { name: string; token: string } }
-  | { intent: string; errors: FieldErrors; values: Record<string, string> };
+  | (FormFailure & { intent: string; values: Record<string, string> });
 
 /** The new token, once, with a button that copies it. */
 function NewToken({ name, token }: { name: string; token: string }) {
@@ -129,7 +129,9 @@ export function ConnectedPlayers({
   const navigation = useNavigation();
   const isCreating = navigation.formData?.get("intent") === "create";
   const created = result && "created" in result ? result.created : null;
-  const errors = result && "errors" in result && result.intent === "create" ? result.errors : {};
+  const failure =
+    result && "fieldErrors" in result && result.intent === "create" ? result : undefined;
+  const errors = failure?.fieldErrors ?? {};
   const values = result && "values" in result ? result.values : {};
   const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
@@ -149,7 +151,7 @@ export function ConnectedPlayers({
         {created ? <NewToken name={created.name} token={created.token} /> : null}
         <Form method="post" ref={formRef} className="mt-4 flex flex-col gap-3" noValidate>
           <input type="hidden" name="intent" value="create" />
-          <FormErrors errors={errors.form} />
+          <FormErrors message={failure?.message} />
           <Field
             label="Token name"
             name="name"
