@@ -39,11 +39,6 @@ export const PURGES: readonly Purge[] = [
   { table: "verification", where: "expires_at < now()" },
   // A window that ended counts from 1 again on the next hit: the row tells nothing.
   { table: "rate_limits", where: "reset_at < now()" },
-  // better-auth's own limiter (windows of seconds), a day after its last request.
-  {
-    table: "rate_limit",
-    where: "last_request < (extract(epoch from now()) * 1000)::bigint - 86400000",
-  },
   // Replay protection needs a code for a few 30 s periods; a day is plenty.
   { table: "totp_used_codes", where: "used_at < now() - interval '1 day'" },
   // "Your data" archives past their 7 days (the link already refuses them).

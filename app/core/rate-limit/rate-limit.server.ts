@@ -56,6 +56,8 @@ export const AUTH_LIMITS = {
   /** Trying a code (on top of the five tries each code allows). */
   verifyCodePerAddress: { limit: 10, windowSeconds: 60 },
   guestPerAddress: { limit: 5, windowSeconds: 60 * 60 },
+  /** Coming back from an OAuth provider (each carries a one-time state; a person needs few). */
+  oauthCallbackPerAddress: { limit: 20, windowSeconds: 60 },
 } satisfies Record<string, RateLimitRule>;
 
 /** Hits every `[key, rule]` and returns the first refusal, if any. */

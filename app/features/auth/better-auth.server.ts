@@ -321,24 +321,10 @@ function createAuth() {
         authMethod: { type: "string", required: false, input: false },
       },
     },
-    rateLimit: {
-      enabled: true,
-      storage: "database",
-      window: 60,
-      max: 100,
-      customRules: {
-        "/sign-in/email": { window: 60, max: 10 },
-        "/sign-up/email": { window: 60, max: 5 },
-        "/send-verification-email": { window: 300, max: 3 },
-        "/verify-email": { window: 60, max: 10 },
-        "/sign-in/email-otp": { window: 60, max: 10 },
-        "/email-otp/send-verification-otp": { window: 300, max: 5 },
-        "/sign-in/phone-number": { window: 60, max: 10 },
-        "/phone-number/verify": { window: 60, max: 10 },
-        "/sign-in/anonymous": { window: 60, max: 5 },
-        "/request-password-reset": { window: 300, max: 5 },
-      },
-    },
+    // One limiter for the whole app (core/rate-limit, table `rate_limits`): better-auth's own
+    // runs only in its HTTP router, which serves nothing but the OAuth callback here, and that
+    // route counts its hits in ours (routes/api/auth-callback.ts).
+    rateLimit: { enabled: false },
     advanced: {
       useSecureCookies: isHttps,
       cookiePrefix: "soundtrail",

@@ -1,7 +1,8 @@
 import { base32 } from "@better-auth/utils/base32";
 import { createOTP } from "@better-auth/utils/otp";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { AUTH_LIMITS } from "~/core/rate-limit/rate-limit.server";
 import { countStatements, setDatabase } from "~/db/client.server";
 import { account, profiles, session, twoFactor, user, verification } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
@@ -676,6 +677,38 @@ describe("OAuth", () => {
     expect(page.problem).toBe(
       "That sign-in attempt expired or was started in another browser. Please try again.",
     );
+  });
+
+  it("counts callbacks in the app's one rate limiter: past it, sign-in says to wait", async () => {
+    const callback = (ip: string) =>
+      callbackLoader({
+        request: new Request("http://localhost:3000/api/auth/callback/github?code=a&state=b", {
+          headers: { [CLIENT_IP_HEADER]: ip },
+        }),
+        params: { provider: "github" },
+        context: {},
+      } as unknown as Parameters<typeof callbackLoader>[0]) as Promise<Response>;
+    const { limit } = AUTH_LIMITS.oauthCallbackPerAddress;
+    for (let i = 0; i < limit; i++) {
+      const response = await callback("203.0.113.77");
+      expect(response.headers.get("Location")).not.toContain("rate_limited");
+    }
+    const limited = await callback("203.0.113.77");
+    expect(limited.status).toBe(302);
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
+    const location = new URL(limited.headers.get("Location") ?? "", "http://localhost:3000");
+    const page = await loginLoader({
+      request: new Request(location),
+    } as unknown as Parameters<typeof loginLoader>[0]);
+    expect(page.problem).toBe(
+      "Too many sign-in attempts from here. Please wait a minute and try again.",
+    );
+    // Another address has its own budget; better-auth keeps no table of its own any more.
+    expect((await callback("203.0.113.78")).headers.get("Location")).not.toContain("rate_limited");
+    const tables = await testDb.db.execute(
+      sql`select count(*)::int as n from pg_tables where tablename = 'rate_limit'`,
+    );
+    expect((tables as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
   });
 
   it("refuses a provider that is not configured", async () => {

@@ -39,6 +39,9 @@ export async function loader({ request }: Route.LoaderArgs) {
 /** What the sign-in page says after a failed OAuth round trip (`?error=…`). */
 function oauthProblem(errors: string[]): string | null {
   if (errors.length === 0) return null;
+  if (errors.includes("rate_limited")) {
+    return "Too many sign-in attempts from here. Please wait a minute and try again.";
+  }
   if (errors.some((code) => /^state_/.test(code))) {
     return "That sign-in attempt expired or was started in another browser. Please try again.";
   }
