@@ -34,22 +34,30 @@ export const signupSchema = z
     email: trimmed.max(254).optional(),
     phone: trimmed.max(32).optional(),
     password: z.string().max(128).optional(),
-    username: trimmed
+    username: z
+      .string({ error: "Choose a username." })
+      .trim()
       .min(3, "Use at least 3 characters.")
       .max(30, "Use at most 30 characters.")
       .regex(/^[A-Za-z0-9_.]+$/, "Use only letters, digits, “_” and “.”."),
-    displayName: trimmed
+    displayName: z
+      .string({ error: "Tell people what to call you." })
+      .trim()
       .min(1, "Tell people what to call you.")
       .max(60, "Use at most 60 characters."),
     redirectTo: z.string().optional(),
   })
-  .superRefine((value, ctx) => {
-    if (!(value.email || value.phone) || !value.password) {
-      ctx.addIssue({ code: "custom", path: ["form"], message: MISSING_CREDENTIALS });
-      return;
-    }
-    checkContact(value, ctx);
-  })
+  // Also when the username or display name is wrong: every mistake shows at once.
+  .superRefine(
+    (value, ctx) => {
+      if (!(value.email || value.phone) || !value.password) {
+        ctx.addIssue({ code: "custom", path: ["form"], message: MISSING_CREDENTIALS });
+        return;
+      }
+      checkContact(value, ctx);
+    },
+    { when: (payload) => typeof payload.value === "object" && payload.value !== null },
+  )
   .transform((value) => ({
     ...value,
     phone: value.email ? undefined : (normalizePhone(value.phone ?? "") ?? undefined),
