@@ -49,7 +49,9 @@ describe("npm run seed", () => {
     const again = await seedDatabase(getDb(), Date.now() + 60_000);
     expect(again.listens).toBe(0);
     expect(await counts()).toEqual(first);
-  });
+    // Two full seeds (30 people, their pictures, posts and three months of plays each): about
+    // 15 s on a quiet 2-core machine, past the default 30 s when the machine is shared.
+  }, 180_000);
 
   it("seeded people can sign in with the demo password and have a home feed", async () => {
     const rows = await getDb().execute(
