@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { headLinks, rewriteHeadLink } from "./head-links.server";
+import { compactManifest, headLinks, rewriteHeadLink } from "./head-links.server";
 
 async function through(chunks: string[]): Promise<string> {
   const out = Readable.from(chunks.map((c) => Buffer.from(c))).pipe(headLinks());
@@ -35,5 +35,28 @@ describe("the document head's links", () => {
 
   it("passes a document without a head through unchanged", async () => {
     expect(await through(["<p>", "no head</p>"])).toBe("<p>no head</p>");
+  });
+
+  it("writes React Router's inline manifest without indentation, across chunk boundaries", async () => {
+    const manifest = {
+      entry: { module: "/a.js", imports: ["/b.js"] },
+      routes: { root: { id: "root", path: "" } },
+    };
+    const pretty = JSON.stringify(manifest, null, 2);
+    const script = `<script type="module">import * as route0 from "/r.js";\n  window.__reactRouterManifest = ${pretty};\n  window.__reactRouterRouteModules = {"root":route0};</script>`;
+    const document = `<html><head></head><body><p>é</p>${script}<script>window.__reactRouterManifest = {"x": 1}</script></body></html>`;
+    const expected = document.replace(pretty, JSON.stringify(manifest));
+    // Every split point: the markers and the JSON may straddle chunks anywhere.
+    for (let at = 1; at < document.length; at += 7) {
+      expect(await through([document.slice(0, at), document.slice(at)])).toBe(expected);
+    }
+    expect(await through([...document])).toBe(expected);
+  });
+
+  it("leaves a manifest it cannot parse, and a document without one, as they were", async () => {
+    expect(compactManifest('{ "a": [1, 2] }')).toBe('{"a":[1,2]}');
+    expect(compactManifest("{ a: 1 }")).toBe("{ a: 1 }");
+    const unterminated = '<head></head><script>window.__reactRouterManifest = {\n  "a": 1';
+    expect(await through([unterminated.slice(0, 30), unterminated.slice(30)])).toBe(unterminated);
   });
 });
