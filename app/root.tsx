@@ -5,7 +5,6 @@ import type { Route } from "./+types/root";
 import "./app.css";
 import { useNewVersionCheck } from "~/components/hooks/use-new-version";
 import { RouteErrorScreen } from "~/components/layout/error-screen";
-import { InlineIconSheet } from "~/components/ui/icon";
 import { showToast, Toaster } from "~/components/ui/toaster";
 import { viewerMiddleware } from "~/features/auth/guards.server";
 import { colorModeOf } from "~/lib/color-mode.server";
@@ -87,7 +86,6 @@ export function Layout({ children }: { children: React.ReactNode }) {
         >
           Skip to content
         </a>
-        <InlineIconSheet />
         {children}
         <Toaster />
         <ScrollRestoration nonce={nonce} />
