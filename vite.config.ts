@@ -5,5 +5,8 @@ import tsconfigPaths from "vite-tsconfig-paths";
 
 export default defineConfig({
   plugins: [tailwindcss(), reactRouter(), tsconfigPaths()],
-  build: { sourcemap: false },
+  build: {
+    sourcemap: false,
+    rollupOptions: { output: { experimentalMinChunkSize: 1024 } },
+  },
 });
