@@ -144,6 +144,8 @@ export function AppHeader({
             // On a phone the navigation hides behind the menu; the bell and its count stay in sight.
             <NavLink
               to="/notifications"
+              // The navigation's own link to it is enough for React Router to discover the route.
+              discover="none"
               className={({ isActive }) =>
                 cn(
                   "flex items-center gap-1 rounded-md p-2 hover:bg-muted md:hidden",
@@ -260,13 +262,9 @@ function AccountMenu({
           }}
         />
       ) : null}
-      <summary className="flex cursor-pointer list-none items-center rounded-full p-1 hover:bg-muted [&::-webkit-details-marker]:hidden">
-        <span
-          aria-hidden="true"
-          className="flex size-8 items-center justify-center rounded-full bg-accent text-sm font-bold text-accent-foreground"
-        >
-          {viewer.displayName.slice(0, 1).toUpperCase()}
-        </span>
+      {/* .account-summary (app.css): the avatar's initial in a circle. */}
+      <summary className="account-summary">
+        <span aria-hidden="true">{viewer.displayName.slice(0, 1).toUpperCase()}</span>
         <span className="sr-only">{`Account menu, ${viewer.displayName}`}</span>
       </summary>
       {isHydrated && !isOpen ? null : (
