@@ -91,4 +91,19 @@ describe("the document head's links", () => {
     }
     expect(await through([...document])).toBe(expected);
   });
+
+  it("holds nothing back after the head but what could begin a rewritten part", async () => {
+    const transform = headLinks();
+    const written: string[] = [];
+    transform.on("data", (chunk: Buffer) => written.push(chunk.toString()));
+    const write = (text: string) =>
+      new Promise<void>((resolve) => transform.write(Buffer.from(text), () => resolve()));
+    await write("<html><head></head><body><p>shell</p><script>x()</script>");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written.join("")).toBe("<html><head></head><body><p>shell</p><script>x()</script>");
+    await write("<p>later</p><script>window.__reactRouterCon");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written.join("")).toMatch(/<p>later<\/p><script>$/);
+    transform.end();
+  });
 });

@@ -81,6 +81,15 @@ const REWRITES: readonly Rewrite[] = [
   },
 ];
 
+/** The length of the longest end of `text` that begins one of the starts still looked for. */
+function partialStart(text: string, pending: ReadonlySet<Rewrite>, longest: number): number {
+  for (let length = Math.min(text.length, longest - 1); length > 0; length--) {
+    const tail = text.slice(-length);
+    for (const rewrite of pending) if (rewrite.start.startsWith(tail)) return length;
+  }
+  return 0;
+}
+
 /**
  * The document's `<head>` links, lighter and out of the first paint's way (issue 17 items 1
  * and 6): no nonce on links (see `rewriteHeadLink`), and React Router's `modulepreload` links
@@ -95,8 +104,8 @@ const REWRITES: readonly Rewrite[] = [
  * single-quoted literals (`singleQuoted`).
  *
  * Only the `<head>` is held back (a few KB, written with the shell), then each rewritten part
- * once it starts; the rest streams through (less the last few characters of a chunk while a
- * part's start may straddle two chunks).
+ * once it starts; the rest streams through (less the end of a chunk that could begin a part,
+ * until the next chunk says whether it does).
  */
 export function headLinks(): Transform {
   const decoder = new StringDecoder("utf8");
@@ -131,8 +140,9 @@ export function headLinks(): Transform {
         if (at !== -1 && (!next || at < next.at)) next = { rewrite, at };
       }
       if (!next) {
-        // Keep what could be the beginning of a start for the next chunk.
-        const keep = pending.size ? Math.min(held.length, longestStart - 1) : 0;
+        // Keep only what could be the beginning of a start, for the next chunk: usually
+        // nothing, so what React flushed (a shell waiting for deferred data) is not held back.
+        const keep = partialStart(held, pending, longestStart);
         out += held.slice(0, held.length - keep);
         held = held.slice(held.length - keep);
         return out;
