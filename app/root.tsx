@@ -5,7 +5,6 @@ import type { Route } from "./+types/root";
 import "./app.css";
 import { useNewVersionCheck } from "~/components/hooks/use-new-version";
 import { RouteErrorScreen } from "~/components/layout/error-screen";
-import { InlineIconSheet } from "~/components/ui/icon";
 import { showToast, Toaster } from "~/components/ui/toaster";
 import { viewerMiddleware } from "~/features/auth/guards.server";
 import { colorModeOf } from "~/lib/color-mode.server";
@@ -81,13 +80,10 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Links />
       </head>
       <body className="min-h-dvh bg-background text-foreground">
-        <a
-          href="#main"
-          className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-primary focus:px-4 focus:py-2 focus:text-primary-foreground"
-        >
+        {/* .skip-link (app.css): hidden until focused. */}
+        <a href="#main" className="skip-link">
           Skip to content
         </a>
-        <InlineIconSheet />
         {children}
         <Toaster />
         <ScrollRestoration nonce={nonce} />

@@ -19,6 +19,9 @@ export async function importBundled(entry, name) {
     target: "node20",
     packages: "external",
     logLevel: "warning",
+    // Vite's asset imports (`./icons/sprite.svg?no-inline`, reached through a feature's browser
+    // entry): a file next to the bundle stands in for the hashed URL; nothing here renders it.
+    loader: { ".svg": "file" },
   });
   process.env.LOG_LEVEL ??= "warn";
   return import(pathToFileURL(outfile).href);

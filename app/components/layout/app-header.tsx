@@ -1,7 +1,7 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { Form, NavLink, useLocation } from "react-router";
 import { Backdrop } from "~/components/ui/backdrop";
-import { Button, ButtonLink } from "~/components/ui/button";
+import { ButtonLink } from "~/components/ui/button";
 import { Icon, type IconName } from "~/components/ui/icon";
 import type { ColorMode } from "~/lib/color-mode";
 import { useFocusTrap } from "~/lib/use-focus-trap";
@@ -107,25 +107,19 @@ export function AppHeader({
         >
           <ul className="flex flex-col gap-1 md:flex-row md:items-center">
             {items.map(({ to, label, icon, badge, accessibleName }) => (
-              <li key={to} className={cn(search && to === "/search" && "md:hidden")}>
+              <li key={to} className={search && to === "/search" ? "md:hidden" : undefined}>
+                {/* .nav-link (app.css): its look, the current page's by aria-current, and the
+                    label's span hidden between md and xl. */}
                 <NavLink
                   to={to}
                   aria-label={accessibleName}
                   prefetch="intent"
                   viewTransition
                   onClick={() => setOpen(false)}
-                  className={({ isActive }) =>
-                    cn(
-                      "flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium hover:bg-muted hover:text-foreground",
-                      // One text colour per state: both classes at once leave the winner to CSS order.
-                      isActive
-                        ? "bg-accent text-accent-foreground hover:bg-accent"
-                        : "text-muted-foreground",
-                    )
-                  }
+                  className="nav-link"
                 >
                   <Icon name={icon} className="size-4" />
-                  <span className="md:sr-only xl:not-sr-only">{label}</span>
+                  <span>{label}</span>
                   {badge}
                 </NavLink>
               </li>
@@ -150,6 +144,8 @@ export function AppHeader({
             // On a phone the navigation hides behind the menu; the bell and its count stay in sight.
             <NavLink
               to="/notifications"
+              // The navigation's own link to it is enough for React Router to discover the route.
+              discover="none"
               className={({ isActive }) =>
                 cn(
                   "flex items-center gap-1 rounded-md p-2 hover:bg-muted md:hidden",
@@ -200,8 +196,8 @@ function SignedOutActions() {
   );
 }
 
-const accountItemClass =
-  "flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm hover:bg-muted focus-visible:bg-muted";
+/** A row of the account menu (app.css). */
+const accountItemClass = "menu-item";
 
 /**
  * The account menu behind the avatar: profile, settings, admin when allowed, colour mode and
@@ -266,13 +262,9 @@ function AccountMenu({
           }}
         />
       ) : null}
-      <summary className="flex cursor-pointer list-none items-center rounded-full p-1 hover:bg-muted [&::-webkit-details-marker]:hidden">
-        <span
-          aria-hidden="true"
-          className="flex size-8 items-center justify-center rounded-full bg-accent text-sm font-bold text-accent-foreground"
-        >
-          {viewer.displayName.slice(0, 1).toUpperCase()}
-        </span>
+      {/* .account-summary (app.css): the avatar's initial in a circle. */}
+      <summary className="account-summary">
+        <span aria-hidden="true">{viewer.displayName.slice(0, 1).toUpperCase()}</span>
         <span className="sr-only">{`Account menu, ${viewer.displayName}`}</span>
       </summary>
       {isHydrated && !isOpen ? null : (
@@ -308,10 +300,10 @@ function AccountMenu({
             <ColorModeSwitch current={colorMode} />
           </div>
           <Form method="post" action="/auth/logout" className="border-t border-border pt-1">
-            <Button type="submit" variant="ghost" size="sm" className={accountItemClass}>
+            <button type="submit" className={accountItemClass}>
               <Icon name="log-out" className="size-4" />
               Sign out
-            </Button>
+            </button>
           </Form>
         </div>
       )}

@@ -1,7 +1,6 @@
 import { useFetcher } from "react-router";
 import { Icon, type IconName } from "~/components/ui/icon";
 import type { ColorMode } from "~/lib/color-mode";
-import { cn } from "~/lib/utils";
 
 const options: { mode: ColorMode; label: string; icon: IconName }[] = [
   { mode: "system", label: "System", icon: "monitor" },
@@ -24,13 +23,11 @@ export function ColorModeSwitch({ current }: { current: ColorMode }) {
             value={mode}
             aria-pressed={current === mode}
             title={`${label} theme`}
-            className={cn(
-              "rounded-md p-1.5 text-muted-foreground hover:text-foreground",
-              current === mode && "bg-muted text-foreground",
-            )}
+            // .mode-button (app.css): the chosen mode by aria-pressed.
+            className="mode-button"
           >
             <Icon name={icon} className="size-4" />
-            <span className="sr-only">{label} theme</span>
+            <span className="sr-only">{`${label} theme`}</span>
           </button>
         ))}
       </fieldset>

@@ -3,25 +3,26 @@ import { Link } from "react-router";
 /** The footer; signed-in people are not offered an account they already have. */
 export function SiteFooter({ isSignedIn = false }: { isSignedIn?: boolean }) {
   return (
-    <footer className="mt-auto border-t border-border">
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-2 px-4 py-6 text-sm text-muted-foreground">
+    // .site-footer (app.css): its box, and its links' hover colour.
+    <footer className="site-footer">
+      <div>
         <p>Soundtrail — share your music journey with friends.</p>
         <nav aria-label="Footer">
-          <ul className="flex gap-4">
+          <ul>
             <li>
-              <Link to="/feed" prefetch="intent" className="hover:text-foreground">
+              <Link to="/feed" prefetch="intent">
                 Public feed
               </Link>
             </li>
             {isSignedIn ? (
               <li>
-                <Link to="/settings" prefetch="intent" className="hover:text-foreground">
+                <Link to="/settings" prefetch="intent">
                   Settings
                 </Link>
               </li>
             ) : (
               <li>
-                <Link to="/auth/signup" prefetch="intent" className="hover:text-foreground">
+                <Link to="/auth/signup" prefetch="intent">
                   Create an account
                 </Link>
               </li>

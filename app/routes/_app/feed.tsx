@@ -15,7 +15,6 @@ import { parsePostForm } from "~/features/posts/post-form.server";
 import { createPost } from "~/features/posts/posts.server";
 import { skipRevalidationAfter } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
-import { cn } from "~/lib/utils";
 import type { Route } from "./+types/feed";
 
 export const meta: Route.MetaFunction = () => [{ title: "Feed · Soundtrail" }];
@@ -176,12 +175,10 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
               to={tabUrl(t)}
               aria-current={tab === t ? "page" : undefined}
               prefetch="intent"
-              className={cn(
-                "flex-1 rounded-md px-3 py-2 text-center text-sm font-medium hover:bg-muted hover:text-foreground",
-                tab === t
-                  ? "bg-accent text-accent-foreground hover:bg-accent"
-                  : "text-muted-foreground",
-              )}
+              // /feed is this page's own route: nothing to discover.
+              discover="none"
+              // .tab-link (app.css): the current tab by aria-current.
+              className="tab-link"
             >
               {t === "following" ? "Following" : "Everyone"}
             </Link>

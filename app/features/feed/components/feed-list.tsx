@@ -77,6 +77,8 @@ export function FeedList({
         {cursor ? (
           <Link
             to={pageUrl(cursor)}
+            // The next page of this page's own route: nothing to discover.
+            discover="none"
             preventScrollReset
             className={buttonClasses("secondary")}
             onClick={(event) => {

@@ -1,7 +1,6 @@
 import { useEffect, useState } from "react";
 import { Form, Link, useFetcher, useLocation } from "react-router";
 import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
-import { Icon } from "~/components/ui/icon";
 
 type LikeOutcome = FetcherOutcome<{ liked: boolean; likeCount: number }>;
 
@@ -45,8 +44,8 @@ export function LikeButton({
         }
       : confirmed;
   const here = `${location.pathname}${location.search}`;
-  // The look of the like and comment buttons, liked or not, is the post card's footer's
-  // (.post-card > footer in app.css): no classes on them.
+  // The look of the like and comment buttons, liked or not, and their icons are the post card's
+  // footer's (.post-card > footer in app.css): no classes and no <svg> on them.
 
   if (!isSignedIn) {
     return (
@@ -54,7 +53,6 @@ export function LikeButton({
         to={`/auth/login?${new URLSearchParams({ redirectTo: here })}`}
         aria-label={`${countLabel(shown.likeCount)}. Sign in to like`}
       >
-        <Icon name="heart" bare />
         {shown.likeCount}
       </Link>
     );
@@ -76,8 +74,8 @@ export function LikeButton({
         aria-pressed={shown.liked}
         aria-label={`Like (${countLabel(shown.likeCount)})`}
       >
-        <Icon name="heart" bare />
-        {/* aria-label names the button: the count needs no aria-hidden of its own. */}
+        {/* The heart is CSS (.post-card > footer > form > button::before, filled when pressed);
+            aria-label names the button, so the count needs no aria-hidden of its own. */}
         {shown.likeCount}
       </button>
     </Form>

@@ -130,6 +130,8 @@ export function Composer({
       <Link
         ref={promptRef}
         to={expandHref ?? "?compose=1"}
+        // This page itself, composer open: nothing to discover.
+        discover="none"
         onClick={(event) => {
           event.preventDefault();
           openAndFocusTitle();

@@ -52,8 +52,8 @@ export function MusicLink({
   // rel: noreferrer implies noopener.
   const open = (
     <a href={link.url} rel="noreferrer nofollow" target="_blank" className="music-open">
+      {/* Its icon is CSS: .music-open::after (app.css). */}
       {`Open in ${link.serviceName}`}
-      <Icon name="external-link" bare />
     </a>
   );
   if (embedUrl && isPlaying) {
@@ -72,7 +72,7 @@ export function MusicLink({
     <div className={cn("music-row", className)}>
       {embedUrl && isHydrated ? (
         <button type="button" className="music-play" onClick={() => setIsPlaying(true)}>
-          <Icon name="play" bare />
+          {/* Its icon is CSS: .music-play::before (app.css). */}
           Play<span className="sr-only">{` “${title}” on ${link.serviceName}`}</span>
         </button>
       ) : null}

@@ -1,23 +1,16 @@
 import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
-import { Icon, type IconName } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { postArtUrl } from "~/features/artwork";
 import { FollowButton } from "~/features/follows";
 import { LikeButton } from "~/features/likes";
-import { AUDIENCE_LABELS, type Audience, KIND_LABELS, moodOf } from "../constants";
+import { AUDIENCE_LABELS, KIND_LABELS, moodOf } from "../constants";
 import type { PostCardData } from "../post-cards.server";
 import { MusicLink } from "./music-link";
 import { NoteText } from "./note-text";
 import { PostMenu } from "./post-menu";
 
 export type { PostCardData };
-
-const audienceIcons: Record<Audience, IconName> = {
-  everyone: "earth",
-  followers: "users",
-  only_me: "lock",
-};
 
 function subtitle(post: PostCardData): string | null {
   if (post.kind === "track") return [post.artist, post.album].filter(Boolean).join(" · ") || null;
@@ -84,9 +77,9 @@ export function PostCard({
               <RelativeTime iso={post.createdAt} />
             </Link>
             {post.editedAt ? <span>· edited</span> : null}
-            {/* The "·" before it is drawn by .post-audience::before (app.css). */}
-            <span className="post-audience">
-              <Icon name={audienceIcons[post.audience]} bare />
+            {/* The "·" before it and its icon (by data-audience) are drawn by .post-audience's
+                pseudo-elements (app.css). */}
+            <span className="post-audience" data-audience={post.audience}>
               {AUDIENCE_LABELS[post.audience]}
             </span>
           </p>
@@ -165,8 +158,8 @@ export function PostCard({
           prefetch="intent"
           aria-label={`Comments (${post.commentCount})`}
         >
-          <Icon name="message-circle" bare />
-          {/* aria-label names the link: the count needs no aria-hidden of its own. */}
+          {/* Its icon is CSS (.post-card > footer > a::before); aria-label names the link, so
+              the count needs no aria-hidden of its own. */}
           {post.commentCount}
         </Link>
         {mood ? (

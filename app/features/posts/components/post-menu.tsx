@@ -41,8 +41,8 @@ export function PostMenu({
         }
       }}
     >
+      {/* The "…" is CSS: .post-card > header > details > summary::before (app.css). */}
       <summary>
-        <Icon name="ellipsis" bare />
         <span className="sr-only">{`More actions for “${title}”`}</span>
       </summary>
       {isOpen ? (
