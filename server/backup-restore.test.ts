@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rowsOf } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
+import { createTestDataDir } from "~/db/test-db.server";
 import { seedDatabase } from "~/seed.server";
 import {
   ADMIN_URL,
@@ -36,6 +37,7 @@ describe("backup and restore of the embedded database", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "st-backup-"));
+    await createTestDataDir(path.join(dataDir, "pglite"));
     const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
     try {
       await migrateDatabase(handle);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, getDb, openDatabase, setDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { account, emailCampaignRecipients, mailOutbox } from "~/db/schema";
-import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
+import { createTestDatabase, createTestDataDir, type TestDatabase } from "~/db/test-db.server";
 import { createCampaign } from "~/features/admin/email.server";
 import { getAuth, resetAuth } from "~/features/auth/better-auth.server";
 import { hashPassword } from "~/features/auth/password.server";
@@ -181,6 +181,7 @@ describe(`a bulk e-mail killed mid-send (kill -9) and restarted, on ${ON_POSTGRE
       testDb = await createTestDatabase();
       handle = testDb;
     } else {
+      await createTestDataDir(path.join(dataDir, "pglite"));
       handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
       await migrateDatabase(handle);
     }

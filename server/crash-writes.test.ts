@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase, rowsOf } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
-import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
+import { createTestDatabase, createTestDataDir, type TestDatabase } from "~/db/test-db.server";
 import { insertAccounts, type LiveAccount, signIn } from "../tests/support/live-server";
 import { productionBuild } from "../tests/support/production-build";
 
@@ -125,6 +125,7 @@ describe(`posts shared while the server is killed (kill -9) and restarted, on ${
       testDb = await createTestDatabase();
       await insertAccounts(testDb.db, PEOPLE);
     } else {
+      await createTestDataDir(path.join(dataDir, "pglite"));
       const handle = await openData();
       await migrateDatabase(handle);
       await insertAccounts(handle.db, PEOPLE);

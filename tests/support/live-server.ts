@@ -11,6 +11,7 @@ import { build as esbuild } from "esbuild";
 import { type Database, openDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { account, profiles, user } from "~/db/schema";
+import { createTestDataDir } from "~/db/test-db.server";
 import { hashPassword } from "~/features/auth/password.server";
 import { productionBuild } from "./production-build";
 
@@ -100,6 +101,7 @@ export async function startLiveServer(options: LiveServerOptions = {}): Promise<
     logLevel: "warning",
   });
   const dataDir = mkdtempSync(path.join(tmpdir(), "st-live-"));
+  await createTestDataDir(path.join(dataDir, "pglite"));
   const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
   try {
     await migrateDatabase(handle);

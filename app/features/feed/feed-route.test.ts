@@ -51,12 +51,15 @@ describe("the /feed loader", () => {
   );
 
   it("signed out, reads public posts with one statement", async () => {
+    const ana = await createTestUser();
+    const postId = await createTestPost(ana.id);
     const request = new Request("http://localhost:3000/feed");
     const { result, statements } = await countStatements(async () =>
       callLoader(request, contextFor(null)),
     );
     expect(result.tab).toBe("everyone");
     expect(result.page.posts.length).toBeGreaterThan(0);
+    expect(result.page.posts.map((post) => post.id)).toContain(postId);
     expect(statements).toBe(1);
   });
 });
