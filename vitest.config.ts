@@ -17,6 +17,9 @@ export default defineConfig({
       // OAuth configured (never contacted): tests check the authorisation redirect.
       GITHUB_CLIENT_ID: "vitest-github-client",
       GITHUB_CLIENT_SECRET: "vitest-github-secret",
+      // scrypt at 2^12 instead of production's 2^17 (about 0.5 s of CPU a hash on these
+      // machines, hundreds of hashes in the suites); hashParams keeps it to NODE_ENV=test.
+      TEST_PASSWORD_HASH_LOG_N: "12",
     },
     // Two files at a time on the 2-core machines this runs on (Vitest's default is one less
     // than the cores, i.e. one): most files wait on PGlite, child servers or SMTP as much as

@@ -73,6 +73,17 @@ export const envSchema = z
       )
       .pipe(z.array(z.email("must be a comma-separated list of e-mail addresses"))),
     TRUST_PROXY: flag,
+    /**
+     * Unit tests only, ignored unless NODE_ENV is "test": scrypt's cost (log2 N) for new
+     * password hashes, cheaper than production's 17 so the suites' hundreds of sign-ups do not
+     * spend minutes hashing. Hashes record their cost, so any of them verifies.
+     */
+    TEST_PASSWORD_HASH_LOG_N: z.coerce
+      .number({ error: "must be a whole number from 10 to 17" })
+      .int("must be a whole number from 10 to 17")
+      .min(10, "must be at least 10")
+      .max(17, "must be at most 17")
+      .optional(),
     /** Serves `/bench/fixture` (bench/feed-ssr.ts); set only by the bench's own server. */
     SOUNDTRAIL_BENCH: flag,
     /**

@@ -15,7 +15,7 @@ import {
   signUpWithEmail,
 } from "./accounts.server";
 import { resetAuth } from "./better-auth.server";
-import { hashPassword, verifyPassword } from "./password.server";
+import { hashParams, hashPassword, SCRYPT_PARAMS, verifyPassword } from "./password.server";
 import { weakPasswordReasons } from "./password-policy.server";
 import { assertRecentAuth } from "./reauth.server";
 
@@ -84,8 +84,18 @@ beforeEach(() => {
 
 describe("passwords", () => {
   it("hashes with scrypt at OWASP parameters and verifies", async () => {
+    // Production's cost whatever the environment says, unless it is the unit tests'.
+    expect(SCRYPT_PARAMS).toEqual({ logN: 17, r: 8, p: 1 });
+    for (const NODE_ENV of ["production", "development"] as const) {
+      expect(hashParams({ NODE_ENV, TEST_PASSWORD_HASH_LOG_N: 10 })).toBe(SCRYPT_PARAMS);
+    }
+    expect(hashParams({ NODE_ENV: "test", TEST_PASSWORD_HASH_LOG_N: undefined })).toBe(
+      SCRYPT_PARAMS,
+    );
+    expect(hashParams({ NODE_ENV: "test", TEST_PASSWORD_HASH_LOG_N: 12 }).logN).toBe(12);
     const hash = await hashPassword("Blue-Monday-1983");
-    expect(hash).toMatch(/^scrypt\$17\$8\$1\$/);
+    // These suites hash cheaply (vitest.config.ts): the recorded cost is what verifying uses.
+    expect(hash).toMatch(/^scrypt\$12\$8\$1\$/);
     expect(await verifyPassword({ hash, password: "Blue-Monday-1983" })).toBe(true);
     expect(await verifyPassword({ hash, password: "blue-monday-1983" })).toBe(false);
   });

@@ -1,5 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
+import { type Env, getEnv } from "~/lib/env.server";
 
 const scrypt = promisify(scryptCb) as (
   password: string,
@@ -16,9 +17,20 @@ function maxmem(logN: number, r: number, p: number) {
   return 128 * 2 ** logN * r * p + 16 * 1024 * 1024;
 }
 
+/**
+ * The cost new hashes are made with: production's (`SCRYPT_PARAMS`) everywhere but the unit
+ * tests, which may ask for a cheaper one (`TEST_PASSWORD_HASH_LOG_N` with NODE_ENV=test).
+ */
+export function hashParams(
+  env: Pick<Env, "NODE_ENV" | "TEST_PASSWORD_HASH_LOG_N">,
+): typeof SCRYPT_PARAMS | { logN: number; r: 8; p: 1 } {
+  const cheap = env.NODE_ENV === "test" ? env.TEST_PASSWORD_HASH_LOG_N : undefined;
+  return cheap === undefined ? SCRYPT_PARAMS : { ...SCRYPT_PARAMS, logN: cheap };
+}
+
 /** Hashes a password as `scrypt$logN$r$p$salt$hash` (base64url parts). */
 export async function hashPassword(password: string): Promise<string> {
-  const { logN, r, p } = SCRYPT_PARAMS;
+  const { logN, r, p } = hashParams(getEnv());
   const salt = randomBytes(16);
   const key = await scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, {
     N: 2 ** logN,
