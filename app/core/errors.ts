@@ -52,13 +52,19 @@ export function appErrorCodeForStatus(status: number): AppErrorCode {
   return status >= 400 && status < 500 ? "invalid" : "upstream";
 }
 
-/** The status and headers an AppError answers with (Retry-After for `rate_limited`). */
-export function appErrorInit(error: AppError): ResponseInit {
+/**
+ * The status and headers a failure answers with (Retry-After for `rate_limited`): an AppError,
+ * or any result that carries its code (the account flows' `AuthFailure` as `kind`).
+ */
+export function appErrorInit(failure: {
+  code: AppErrorCode;
+  retryAfterSeconds?: number;
+}): ResponseInit {
   return {
-    status: error.status,
+    status: statusForAppError(failure.code),
     headers:
-      error.retryAfterSeconds !== undefined
-        ? { "Retry-After": String(Math.max(1, Math.ceil(error.retryAfterSeconds))) }
+      failure.retryAfterSeconds !== undefined
+        ? { "Retry-After": String(Math.max(1, Math.ceil(failure.retryAfterSeconds))) }
         : undefined,
   };
 }

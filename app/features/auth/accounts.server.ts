@@ -1,6 +1,6 @@
 import { APIError } from "better-auth/api";
 import { eq, sql } from "drizzle-orm";
-import { AppError, type AppErrorCode, appErrorCodeForStatus, appErrorInit } from "~/core/errors";
+import { type AppErrorCode, appErrorCodeForStatus, appErrorInit } from "~/core/errors";
 import { logger } from "~/core/logger.server";
 import { shownName } from "~/core/person";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
@@ -55,7 +55,7 @@ export function cookiesOf(response: Response): Headers {
 
 /** The status (from its AppError code) and Retry-After of a failed account action. */
 export function failureInit(result: AuthFailure): ResponseInit {
-  return appErrorInit(new AppError(result.kind, result.message ?? "", result.retryAfterSeconds));
+  return appErrorInit({ code: result.kind, retryAfterSeconds: result.retryAfterSeconds });
 }
 
 /**
