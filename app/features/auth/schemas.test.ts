@@ -29,6 +29,17 @@ describe("the sign-up form's refusals", () => {
     ]);
   });
 
+  it("refuses a contact field of the wrong type with its own message, without throwing", () => {
+    // Found by parsers.fuzz.test.ts: JSON can send an object where a form sends text.
+    const odd = signupSchema.safeParse({ phone: {}, password: "\udfff" });
+    expect(odd.success).toBe(false);
+    expect(odd.error?.issues.map((i) => i.path.join("."))).toEqual([
+      "phone",
+      "username",
+      "displayName",
+    ]);
+  });
+
   it("answers the one failure shape, keeping what was typed (no password)", async () => {
     const answer = (await signupAction({
       request: signupRequest({ email: "not-an-email", username: "ab", password: "secret" }),

@@ -29,6 +29,8 @@ function checkContact(value: { email?: string; phone?: string }, ctx: z.Refineme
   }
 }
 
+const CREDENTIAL_FIELDS = new Set(["email", "phone", "password"]);
+
 export const signupSchema = z
   .object({
     email: trimmed.max(254).optional(),
@@ -56,7 +58,14 @@ export const signupSchema = z
       }
       checkContact(value, ctx);
     },
-    { when: (payload) => typeof payload.value === "object" && payload.value !== null },
+    {
+      // Runs when the contact and password fields parsed (whatever the other fields hold):
+      // a field of the wrong type has its own message and would break the checks here.
+      when: (payload) =>
+        typeof payload.value === "object" &&
+        payload.value !== null &&
+        !payload.issues.some((issue) => CREDENTIAL_FIELDS.has(String(issue.path?.[0]))),
+    },
   )
   .transform((value) => ({
     ...value,
