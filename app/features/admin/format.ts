@@ -15,12 +15,15 @@ export function formatDate(value: Date | string): string {
 }
 
 /** `2024-05-01` → `1 May`. */
+const dayMonth = new Intl.DateTimeFormat("en-GB", {
+  day: "numeric",
+  month: "short",
+  timeZone: "UTC",
+});
+
 export function formatDay(day: string): string {
-  return new Intl.DateTimeFormat("en-GB", {
-    day: "numeric",
-    month: "short",
-    timeZone: "UTC",
-  }).format(new Date(`${day}T00:00:00Z`));
+  return dayMonth.format(new Date(`${day}T00:00:00Z`));
 }
 
-export const formatCount = (n: number) => new Intl.NumberFormat("en-GB").format(n);
+const countFormat = new Intl.NumberFormat("en-GB");
+export const formatCount = (n: number) => countFormat.format(n);

@@ -10,7 +10,8 @@ const monthFormat = new Intl.DateTimeFormat("en-GB", {
   timeZone: "UTC",
 });
 
-export const formatCount = (n: number) => new Intl.NumberFormat("en-GB").format(n);
+const countFormat = new Intl.NumberFormat("en-GB");
+export const formatCount = (n: number) => countFormat.format(n);
 
 /** `2025-06-01` → `1 Jun 2025` (UTC on server and browser alike, so hydration agrees). */
 export function formatDay(day: string): string {
