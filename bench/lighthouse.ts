@@ -103,6 +103,7 @@ export async function benchLighthouse(): Promise<StepOutcome> {
             }
           }
         }
+        if (i === 0) notes.push(`${page.label} run 1: ${lcpElement(lhr.audits)}`);
         const metric = (id: string) => lhr.audits[id]?.displayValue ?? "?";
         notes.push(
           `${page.label} run ${i + 1}: FCP ${metric("first-contentful-paint")}, LCP ${metric("largest-contentful-paint")}, TBT ${metric("total-blocking-time")}, CLS ${metric("cumulative-layout-shift")}`,
@@ -135,4 +136,21 @@ export async function benchLighthouse(): Promise<StepOutcome> {
     await server?.stop();
     data.cleanup();
   }
+}
+
+/**
+ * Which element was the largest contentful paint and where its time went (Lighthouse 12's
+ * `largest-contentful-paint-element` audit: a table with the node, then one with the phases).
+ */
+function lcpElement(audits: Record<string, { details?: unknown }>): string {
+  const tables = (
+    audits["largest-contentful-paint-element"]?.details as
+      | { items?: { items?: Record<string, unknown>[] }[] }
+      | undefined
+  )?.items;
+  const node = tables?.[0]?.items?.[0]?.node as { selector?: string; snippet?: string } | undefined;
+  const phases = (tables?.[1]?.items ?? [])
+    .map((row) => `${String(row.phase)} ${Math.round(Number(row.timing))} ms`)
+    .join(", ");
+  return `LCP element ${node?.snippet?.slice(0, 120) ?? "?"} (${node?.selector ?? "?"}); ${phases || "no phases"}`;
 }
