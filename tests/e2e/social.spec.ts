@@ -215,20 +215,31 @@ test.describe
       await gotoHydrated(page, `/post/${firstPostId}`);
       const like = page.getByRole("button", { name: /^Like \(/ });
       await expect(like).toHaveAccessibleName("Like (0 likes)");
+      // The button turns at once (optimistic); reload only after the server has answered.
+      const liked = page.waitForResponse(
+        (response) =>
+          response.url().includes("/api/like") && response.request().method() === "POST",
+      );
       await like.click();
       await expect(like).toHaveAttribute("aria-pressed", "true");
       await expect(like).toHaveAccessibleName("Like (1 like)");
+      expect((await liked).ok()).toBe(true);
       await page.reload();
       await expect(page.getByRole("button", { name: "Like (1 like)" })).toHaveAttribute(
         "aria-pressed",
         "true",
       );
       await expect(page.getByRole("region", { name: "Liked by" }).getByText(XSS)).toBeVisible();
+      const unliked = page.waitForResponse(
+        (response) =>
+          response.url().includes("/api/like") && response.request().method() === "POST",
+      );
       await page.getByRole("button", { name: "Like (1 like)" }).click();
       await expect(page.getByRole("button", { name: "Like (0 likes)" })).toHaveAttribute(
         "aria-pressed",
         "false",
       );
+      expect((await unliked).ok()).toBe(true);
       await page.reload();
       await expect(page.getByRole("button", { name: "Like (0 likes)" })).toBeVisible();
     });
