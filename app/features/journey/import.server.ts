@@ -14,11 +14,14 @@ import { notifyListenImportDone } from "~/features/notifications/index.server";
 import { IMPORT_MAX_ROWS } from "./import-constants";
 import type { ListenImportView } from "./import-types";
 import { FORMAT_LABELS_BY_FORMAT } from "./importers/format-labels";
-import { type HistoryFile, readHistoryFiles } from "./importers/read-files.server";
-import { type ImportedPlay, SKIP_REASONS, type SkipReason } from "./importers/types";
+import type { HistoryFile } from "./importers/read-files.server";
+import { SKIP_REASONS, type SkipReason } from "./importers/types";
+import { readImportBatches } from "./importers/worker.server";
 
 /** Plays written to staging per statement while reading the files. */
 const STAGE_BATCH = 5000;
+/** Plays staged between two signs of life of a read (its `updated_at`). */
+const HEARTBEAT_PLAYS = STAGE_BATCH * 50;
 /** Plays copied into the history per transaction (one progress step). */
 const COPY_BATCH = 20000;
 /** An import not moved on for this long lost its process (a restart): another one takes it. */
@@ -91,21 +94,11 @@ async function deferRowTriggers(tx: Tx, allowed: boolean): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // Reading the files into staging: the preview.
 
-/** Writes staged plays in one statement: the rows travel as one JSON parameter. */
-async function stagePlays(importId: string, firstSeq: number, plays: ImportedPlay[]) {
-  if (plays.length === 0) return;
-  const rows = plays.map((p, i) => ({
-    s: firstSeq + i,
-    t: p.listenedAt,
-    d: p.durationMs,
-    a: p.artistName,
-    n: p.trackName,
-    r: p.releaseName,
-    ak: p.artistKey,
-    tk: p.trackKey,
-    rk: p.releaseKey,
-    o: p.source,
-  }));
+/**
+ * Writes a batch of staged plays (ReadBatch's `rowsJson`, numbered by `seq` already) in one
+ * statement: the rows travel as one JSON parameter.
+ */
+async function stagePlays(importId: string, rowsJson: string) {
   const allowed = await mayDeferTriggers();
   await getDb().transaction(async (tx) => {
     if (await deferRowTriggers(tx, allowed)) {
@@ -120,7 +113,7 @@ async function stagePlays(importId: string, firstSeq: number, plays: ImportedPla
       insert into ${listenImportRows} (import_id, seq, listened_at, duration_ms, artist_name,
         track_name, release_name, artist_key, track_key, release_key, source)
       select ${importId}::uuid, x.s, to_timestamp(x.t), x.d, x.a, x.n, x.r, x.ak, x.tk, x.rk, x.o
-      from json_to_recordset(${JSON.stringify(rows)}::json)
+      from json_to_recordset(${rowsJson}::json)
         as x(s int, t bigint, d int, a text, n text, r text, ak text, tk text, rk text, o text)`);
   });
 }
@@ -227,53 +220,44 @@ export async function createListenImport(options: {
     const skipped = new Map<SkipReason, number>();
     const problems: ListenImportSummary["problems"] = [];
     const files: ListenImportSummary["files"] = [];
-    let batch: ImportedPlay[] = [];
     let seq = 0;
     let rows = 0;
-    for await (const event of readHistoryFiles(options.files)) {
-      if (event.type === "file") {
-        files.push({
-          name: event.report.name,
-          format: FORMAT_LABELS_BY_FORMAT[event.report.format],
-          rows: event.report.rows,
-        });
-        continue;
-      }
-      const { item } = event;
-      rows++;
+    // Read in a worker thread where one can start (importers/worker.server.ts): parsing there
+    // while this thread writes the previous batch into staging.
+    for await (const batch of readImportBatches(options.files, {
+      batchSize: STAGE_BATCH,
+      maxProblems: PROBLEMS_SHOWN,
+    })) {
+      rows += batch.rows;
       if (rows > IMPORT_MAX_ROWS) {
         throw new AppError(
           "too_large",
           `These files hold more than ${IMPORT_MAX_ROWS.toLocaleString("en-US")} plays. Import them in parts.`,
         );
       }
-      if (item.kind === "skip") {
-        skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
-        if (item.reason === "broken" && problems.length < PROBLEMS_SHOWN) {
-          problems.push({
-            file: event.file,
-            line: item.line ?? 0,
-            message: item.message ?? "The row could not be read.",
-          });
-        }
-        continue;
+      for (const [reason, count] of batch.skipped) {
+        skipped.set(reason, (skipped.get(reason) ?? 0) + count);
       }
-      batch.push(item);
-      if (batch.length >= STAGE_BATCH) {
-        await stagePlays(importId, seq + 1, batch);
-        seq += batch.length;
-        batch = [];
-        // A sign of life, so a read cut off by a restart can be told from a long one.
-        if (seq % (STAGE_BATCH * 50) === 0) {
-          await db
-            .update(listenImports)
-            .set({ updatedAt: sql`now()` })
-            .where(eq(listenImports.id, importId));
-        }
+      problems.push(...batch.problems);
+      for (const report of batch.files) {
+        files.push({
+          name: report.name,
+          format: FORMAT_LABELS_BY_FORMAT[report.format],
+          rows: report.rows,
+        });
+      }
+      if (batch.plays === 0) continue;
+      await stagePlays(importId, batch.rowsJson);
+      const before = seq;
+      seq += batch.plays;
+      // A sign of life, so a read cut off by a restart can be told from a long one.
+      if (Math.floor(seq / HEARTBEAT_PLAYS) > Math.floor(before / HEARTBEAT_PLAYS)) {
+        await db
+          .update(listenImports)
+          .set({ updatedAt: sql`now()` })
+          .where(eq(listenImports.id, importId));
       }
     }
-    await stagePlays(importId, seq + 1, batch);
-    seq += batch.length;
     if (files.every((f) => f.rows === 0) && seq === 0 && skipped.size === 0) {
       throw new AppError(
         "invalid",

@@ -35,6 +35,7 @@ import {
   stopListenImportWorker,
 } from "./import.server";
 import type { HistoryFile } from "./importers/read-files.server";
+import { setImportReadMode } from "./importers/worker.server";
 import { getJourneyStats } from "./stats.server";
 
 withTestDatabase();
@@ -191,6 +192,55 @@ describe("preview", () => {
     });
     expect(await listensOf(ana.id)).toEqual([]);
     expect(await stagedCount(preview.id)).toBe(4);
+  });
+
+  it("reads the same preview and stages the same plays whether the files are read in a worker thread or not", async () => {
+    const ida = await createTestUser();
+    const plays = manyPlays(11_000);
+    const content = spotifyFile(
+      [...plays, plays[3] as Play, { ...(plays[4] as Play), ms: 5_000 }],
+      [{ ts: "2021-02-01", ms_played: 90_000 }],
+    );
+    const staged = async (importId: string) =>
+      rowsOf<Record<string, unknown>>(
+        await getDb().execute(sql`
+          select seq, listened_at, duration_ms, artist_name, track_name, release_name,
+            artist_key, track_key, release_key, source
+          from ${listenImportRows} where import_id = ${importId} order by seq`),
+      );
+    const inWorker = await createListenImport({
+      userId: ida.id,
+      files: [file("Streaming_History_Audio_2021.json", content)],
+    });
+    const fromWorker = await staged(inWorker.id);
+    let inThread: Awaited<ReturnType<typeof createListenImport>>;
+    try {
+      setImportReadMode("thread");
+      inThread = await createListenImport({
+        userId: ida.id,
+        files: [file("Streaming_History_Audio_2021.json", content)],
+      });
+    } finally {
+      setImportReadMode("worker");
+    }
+    expect(inThread.summary).toEqual(inWorker.summary);
+    expect(inWorker.summary).toMatchObject({
+      plays: 11_000,
+      skipped: [
+        { reason: "Duplicates (already in this upload or in your history)", count: 1 },
+        { reason: "Shorter than 30 seconds", count: 1 },
+        { reason: "Broken rows", count: 1 },
+      ],
+      problems: [
+        {
+          file: "Streaming_History_Audio_2021.json",
+          line: 11_003,
+          message: "Its ts is not a UTC date like 2019-06-01T12:34:56Z.",
+        },
+      ],
+    });
+    expect(fromWorker).toHaveLength(11_001);
+    expect(await staged(inThread.id)).toEqual(fromWorker);
   });
 
   it("refuses files that hold no listening history, and keeps nothing of them", async () => {
