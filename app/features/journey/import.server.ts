@@ -503,9 +503,45 @@ async function finishImport(importId: string, userId: string): Promise<void> {
       )
       .returning({ added: listenImports.added });
     if (!done) return;
-    await tx.delete(listenImportRows).where(eq(listenImportRows.importId, importId));
+    await clearStaging(tx, importId);
     await notifyListenImportDone(tx, { userId, importId, added: done.added });
   });
+}
+
+/** Rolls back clearStaging's savepoint (and its lock) when other imports have staged plays. */
+class OthersStaged extends Error {}
+
+/**
+ * Deletes an import's staged plays. When no other import has any (the usual case) the table is
+ * truncated instead, which takes no time, where deleting a million rows writes to every page
+ * they are on. The lock that makes the check hold is taken without waiting: when another
+ * transaction uses the table (another import being read or copied), the rows are deleted.
+ */
+async function clearStaging(tx: Tx, importId: string): Promise<void> {
+  try {
+    await tx.transaction(async (savepoint) => {
+      await savepoint.execute(sql`lock table ${listenImportRows} in access exclusive mode nowait`);
+      const [others] = rowsOf<{ staged: boolean }>(
+        await savepoint.execute(sql`
+          select exists (select 1 from ${listenImportRows} where import_id < ${importId})
+            or exists (select 1 from ${listenImportRows} where import_id > ${importId}) as staged`),
+      );
+      if (others?.staged) throw new OthersStaged();
+      await savepoint.execute(sql`truncate ${listenImportRows}`);
+    });
+    return;
+  } catch (error) {
+    // Other imports' rows, or the lock was not free (PostgreSQL's 55P03): delete ours.
+    if (!(error instanceof OthersStaged) && !isLockNotAvailable(error)) throw error;
+  }
+  await tx.delete(listenImportRows).where(eq(listenImportRows.importId, importId));
+}
+
+function isLockNotAvailable(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === "55P03") return true;
+  }
+  return false;
 }
 
 /**
