@@ -398,7 +398,9 @@ function startJob(importId: string): void {
         .set({
           status: "failed",
           error:
-            "The import stopped because of an error on our side. Nothing was added twice; upload the files again to finish it.",
+            error instanceof StagingLost
+              ? STAGING_LOST
+              : "The import stopped because of an error on our side. Nothing was added twice; upload the files again to finish it.",
           updatedAt: sql`now()`,
         })
         .where(and(eq(listenImports.id, importId), eq(listenImports.status, "importing")))
@@ -414,6 +416,14 @@ function startJob(importId: string): void {
 
 /** Thrown inside a batch when another process took the import over. */
 class LostImport extends Error {}
+
+/**
+ * Thrown when the staged plays the copy needs next are not there: the staging table is
+ * unlogged (drizzle/0025), so a database crash empties it.
+ */
+class StagingLost extends Error {}
+const STAGING_LOST =
+  "The plays read from your files were lost when the server restarted. Nothing was added twice; upload the files again to finish the import.";
 
 /**
  * Copies the staged plays into the history in batches of COPY_BATCH by `seq`. Each batch and
@@ -440,6 +450,14 @@ async function copyImport(importId: string): Promise<void> {
       return;
     }
     const to = Math.min(from + COPY_BATCH, current.total);
+    // Staged plays are numbered 1…total without gaps: the next one is there unless the
+    // staging table was emptied by a crash (it is unlogged).
+    const [next] = rowsOf<{ ok: boolean }>(
+      await db.execute(sql`
+        select exists (select 1 from ${listenImportRows}
+          where import_id = ${importId} and seq = ${from + 1}) as ok`),
+    );
+    if (!next?.ok) throw new StagingLost();
     const allowed = await mayDeferTriggers();
     try {
       await db.transaction(async (tx) => {

@@ -414,6 +414,60 @@ describe("import", () => {
     expect((await listNotifications({ viewerId: eve.id })).notifications).toEqual([]);
   });
 
+  it("fails with a clear message, adding nothing, when the staged plays were lost in a crash", async () => {
+    const kai = await createTestUser();
+    const preview = await createListenImport({
+      userId: kai.id,
+      files: [file("endsong_4.json", spotifyFile(manyPlays(30)))],
+    });
+    await stopListenImportWorker();
+    try {
+      await confirmListenImport({ userId: kai.id, importId: preview.id });
+    } finally {
+      resumeListenImportJobs();
+    }
+    // The staging table is unlogged: a crash of the database empties it.
+    await getDb().delete(listenImportRows).where(eq(listenImportRows.importId, preview.id));
+    await getDb()
+      .update(listenImports)
+      .set({ updatedAt: sql`now() - interval '5 minutes'` })
+      .where(eq(listenImports.id, preview.id));
+    expect(await recoverStalledImports({ userId: kai.id })).toBe(1);
+    await settleListenImports();
+    const [failed] = await listListenImports({ userId: kai.id });
+    expect(failed).toMatchObject({
+      status: "failed",
+      processed: 0,
+      added: 0,
+      error:
+        "The plays read from your files were lost when the server restarted. Nothing was added twice; upload the files again to finish the import.",
+    });
+    expect(await listensOf(kai.id)).toEqual([]);
+  });
+
+  it("a finished import clears its staged plays and leaves another person's preview staged", async () => {
+    const lea = await createTestUser();
+    const max = await createTestUser();
+    const waiting = await createListenImport({
+      userId: lea.id,
+      files: [file("endsong_5.json", spotifyFile(manyPlays(6)))],
+    });
+    const mine = await createListenImport({
+      userId: max.id,
+      files: [file("endsong_6.json", spotifyFile(manyPlays(9)))],
+    });
+    await confirmListenImport({ userId: max.id, importId: mine.id });
+    await settleListenImports();
+    expect(await stagedCount(mine.id)).toBe(0);
+    expect(await stagedCount(waiting.id)).toBe(6);
+    // Then hers: whether the table is truncated or her rows deleted, none are left.
+    await confirmListenImport({ userId: lea.id, importId: waiting.id });
+    await settleListenImports();
+    expect(await stagedCount(waiting.id)).toBe(0);
+    expect(await listensOf(lea.id)).toHaveLength(6);
+    expect(await listensOf(max.id)).toHaveLength(9);
+  });
+
   it("mails the person too when they want these by e-mail", async () => {
     const hal = await createTestUser();
     await getDb()
