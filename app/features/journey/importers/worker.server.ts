@@ -13,6 +13,13 @@ export const IMPORT_WORKER_FILE = "import-worker.mjs";
 /** Batches the worker reads ahead of the database: enough to keep both threads busy. */
 const AHEAD = 2;
 
+/**
+ * The worker's heap: it holds a chunk of the file, a few batches and the name-key caches (tens
+ * of MB at most). V8's defaults would let it grow far larger before collecting, all of it
+ * resident memory on top of the server's.
+ */
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 };
+
 export type ReadMode = "worker" | "thread";
 
 let mode: ReadMode = "worker";
@@ -79,7 +86,7 @@ async function* readInWorker(
   options: ReadBatchOptions,
 ): AsyncGenerator<ReadBatch> {
   const input: WorkerInput = { files, options, ahead: AHEAD };
-  const worker = new Worker(file, { workerData: input });
+  const worker = new Worker(file, { workerData: input, resourceLimits: WORKER_HEAP });
   const queue: FromWorker[] = [];
   let failure: Error | null = null;
   let exited = false;
