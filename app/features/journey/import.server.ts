@@ -433,6 +433,8 @@ const STAGING_LOST =
  */
 async function copyImport(importId: string): Promise<void> {
   const db = getDb();
+  /** Whether plays may already be in the history: duplicates seen by the preview, or since. */
+  let expectConflicts: boolean | null = null;
   while (!isStopping) {
     const [current] = await db
       .select({
@@ -440,6 +442,7 @@ async function copyImport(importId: string): Promise<void> {
         status: listenImports.status,
         total: listenImports.total,
         processed: listenImports.processed,
+        summary: listenImports.summary,
       })
       .from(listenImports)
       .where(eq(listenImports.id, importId));
@@ -450,6 +453,8 @@ async function copyImport(importId: string): Promise<void> {
       return;
     }
     const to = Math.min(from + COPY_BATCH, current.total);
+    expectConflicts ??=
+      current.summary?.skipped.some((s) => s.reason === SKIP_REASONS.duplicate) ?? true;
     // Staged plays are numbered 1…total without gaps: the next one is there unless the
     // staging table was emptied by a crash (it is unlogged).
     const [next] = rowsOf<{ ok: boolean }>(
@@ -471,8 +476,7 @@ async function copyImport(importId: string): Promise<void> {
           );
           if (!person) throw new LostImport();
         }
-        const [moved] = rowsOf<{ processed: number }>(
-          await tx.execute(sql`
+        const moveBatch = (ifNew: boolean) => sql`
             with moved as (
               insert into ${listens} (user_id, listened_at, duration_ms, artist_name, track_name,
                 release_name, artist_key, track_key, release_key, source, import_id)
@@ -481,15 +485,32 @@ async function copyImport(importId: string): Promise<void> {
               from ${listenImportRows}
               where import_id = ${importId} and seq > ${from} and seq <= ${to}
               order by seq
-              on conflict (user_id, listened_at, artist_key, track_key) do nothing
+              ${ifNew ? sql`on conflict (user_id, listened_at, artist_key, track_key) do nothing` : sql``}
               returning 1
             )
             update ${listenImports}
             set processed = ${to}, added = added + (select count(*)::int from moved),
               updated_at = now()
             where id = ${importId} and status = 'importing' and processed = ${from}
-            returning processed`),
-        );
+            returning processed`;
+        let moved: { processed: number } | undefined;
+        if (!expectConflicts) {
+          // The preview found every play new: a plain insert, which costs about a fifth less
+          // than ON CONFLICT's speculative one. The natural key still holds (a unique index);
+          // a play that arrived since (a scrobble, another import) rolls the attempt back and
+          // the batch goes the careful way, as does the rest of the import.
+          try {
+            moved = await tx.transaction(async (attempt) =>
+              rowsOf<{ processed: number }>(await attempt.execute(moveBatch(false))).at(0),
+            );
+          } catch (error) {
+            if (!isUniqueViolation(error)) throw error;
+            expectConflicts = true;
+          }
+        }
+        if (expectConflicts) {
+          moved = rowsOf<{ processed: number }>(await tx.execute(moveBatch(true))).at(0);
+        }
         if (!moved) throw new LostImport();
         if (deferTriggers) {
           await tx.execute(sql`set local session_replication_role = origin`);
@@ -553,6 +574,13 @@ async function clearStaging(tx: Tx, importId: string): Promise<void> {
     if (!(error instanceof OthersStaged) && !isLockNotAvailable(error)) throw error;
   }
   await tx.delete(listenImportRows).where(eq(listenImportRows.importId, importId));
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === "23505") return true;
+  }
+  return false;
 }
 
 function isLockNotAvailable(error: unknown): boolean {

@@ -468,6 +468,30 @@ describe("import", () => {
     expect(await listensOf(max.id)).toHaveLength(9);
   });
 
+  it("a play that reached the history after the preview is not added twice", async () => {
+    const noa = await createTestUser();
+    const plays = manyPlays(2_500);
+    const preview = await createListenImport({
+      userId: noa.id,
+      files: [file("endsong_7.json", spotifyFile(plays))],
+    });
+    // The preview found every play new; then a player scrobbles one of them.
+    expect(preview.summary?.skipped).toEqual([]);
+    await getDb().execute(sql`
+      insert into ${listens} (user_id, listened_at, duration_ms, artist_name, track_name,
+        artist_key, track_key, source)
+      select ${noa.id}, listened_at, duration_ms, artist_name, track_name, artist_key,
+        track_key, 'scrobble'
+      from ${listenImportRows} where import_id = ${preview.id} and seq = 1234`);
+    await confirmListenImport({ userId: noa.id, importId: preview.id });
+    await settleListenImports();
+    const [done] = await listListenImports({ userId: noa.id });
+    expect(done).toMatchObject({ status: "done", processed: 2_500, added: 2_499 });
+    const history = await listensOf(noa.id);
+    expect(history).toHaveLength(2_500);
+    expect(history.filter((l) => l.importId === preview.id)).toHaveLength(2_499);
+  });
+
   it("mails the person too when they want these by e-mail", async () => {
     const hal = await createTestUser();
     await getDb()
