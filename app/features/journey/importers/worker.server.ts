@@ -16,9 +16,10 @@ const AHEAD = 2;
 /**
  * The worker's heap: it holds a chunk of the file, a few batches and the name-key caches (tens
  * of MB at most). V8's defaults would let it grow far larger before collecting, all of it
- * resident memory on top of the server's.
+ * resident memory on top of the server's. A young generation under ~24 MB costs CPU instead:
+ * reading 200,000 plays took 4.0–4.2 s with 8 MB semi-spaces, 5.2 s with 2 MB ones.
  */
-const WORKER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 };
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 24, maxOldGenerationSizeMb: 96 };
 
 export type ReadMode = "worker" | "thread";
 
