@@ -243,6 +243,43 @@ describe("preview", () => {
     expect(await staged(inThread.id)).toEqual(fromWorker);
   });
 
+  it("keeps names with tabs, backslashes, line breaks and a literal \\N exactly as written", async () => {
+    const uma = await createTestUser();
+    const names = [
+      { artist: "AC\\DC", track: "Tab\there" },
+      { artist: "Line\nBreak", track: "Carriage\rReturn" },
+      { artist: "\\N", track: "Sigur Rós – Hoppípolla ✓" },
+    ];
+    const preview = await createListenImport({
+      userId: uma.id,
+      files: [
+        file(
+          "Streaming_History_Audio_2022.json",
+          spotifyFile(
+            names.map((n, i) => ({
+              at: `2022-01-0${i + 1}T10:00:00Z`,
+              artist: n.artist,
+              track: n.track,
+            })),
+          ),
+        ),
+      ],
+    });
+    expect(preview.summary?.plays).toBe(3);
+    await confirmListenImport({ userId: uma.id, importId: preview.id });
+    await settleListenImports();
+    const history = await getDb()
+      .select({
+        artist: listens.artistName,
+        track: listens.trackName,
+        release: listens.releaseName,
+      })
+      .from(listens)
+      .where(eq(listens.userId, uma.id))
+      .orderBy(asc(listens.listenedAt));
+    expect(history).toEqual(names.map((n) => ({ ...n, release: `${n.artist} album` })));
+  });
+
   it("refuses files that hold no listening history, and keeps nothing of them", async () => {
     const ben = await createTestUser();
     await expectAppError(
