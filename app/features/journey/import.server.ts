@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
 import { logger } from "~/core/logger.server";
-import { getDatabase, getDb, rowsOf, type Tx } from "~/db/client.server";
+import { getDb, rowsOf, type Tx } from "~/db/client.server";
 import {
   type ListenImportStatus,
   type ListenImportSummary,
@@ -94,41 +94,12 @@ async function deferRowTriggers(tx: Tx, allowed: boolean): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // Reading the files into staging: the preview.
 
-/** The form staged plays travel in: COPY text on PGlite, JSON on a PostgreSQL server. */
-function stagingFormat(): "json" | "copy" {
-  return getDatabase().pglite ? "copy" : "json";
-}
-
 /**
- * Writes a batch of staged plays (ReadBatch's `data`, numbered by `seq` already) in one
- * statement: on PGlite `COPY … FROM '/dev/blob'` with the batch as the blob (its COPY text is
- * parsed in about two thirds of the time `json_to_recordset` takes; the server's COPY FROM
- * STDIN would need another driver), elsewhere the rows as one JSON parameter.
+ * Writes a batch of staged plays (ReadBatch's `rowsJson`, numbered by `seq` already) in one
+ * statement: the rows travel as one JSON parameter.
  */
-async function stagePlays(importId: string, data: string, format: "json" | "copy") {
+async function stagePlays(importId: string, rowsJson: string) {
   const allowed = await mayDeferTriggers();
-  const { pglite } = getDatabase();
-  if (format === "copy" && pglite) {
-    // PGlite's own transaction, as Drizzle has no way to pass the blob: PGlite runs one
-    // transaction at a time, so it is as atomic as the one below.
-    await pglite.transaction(async (tx) => {
-      if (allowed) {
-        await tx.query("set local session_replication_role = replica");
-        const found = await tx.query("select id from listen_imports where id = $1 for key share", [
-          importId,
-        ]);
-        if (found.rows.length === 0) throw new AppError("conflict", NEWER_UPLOAD);
-      }
-      await tx.query(
-        `copy listen_import_rows (import_id, seq, listened_at, duration_ms, artist_name,
-          track_name, release_name, artist_key, track_key, release_key, source)
-        from '/dev/blob'`,
-        [],
-        { blob: new Blob([data]) },
-      );
-    });
-    return;
-  }
   await getDb().transaction(async (tx) => {
     if (await deferRowTriggers(tx, allowed)) {
       // The foreign key's check of every row, once: the import is locked as the check would
@@ -142,7 +113,7 @@ async function stagePlays(importId: string, data: string, format: "json" | "copy
       insert into ${listenImportRows} (import_id, seq, listened_at, duration_ms, artist_name,
         track_name, release_name, artist_key, track_key, release_key, source)
       select ${importId}::uuid, x.s, to_timestamp(x.t), x.d, x.a, x.n, x.r, x.ak, x.tk, x.rk, x.o
-      from json_to_recordset(${data}::json)
+      from json_to_recordset(${rowsJson}::json)
         as x(s int, t bigint, d int, a text, n text, r text, ak text, tk text, rk text, o text)`);
   });
 }
@@ -253,12 +224,9 @@ export async function createListenImport(options: {
     let rows = 0;
     // Read in a worker thread where one can start (importers/worker.server.ts): parsing there
     // while this thread writes the previous batch into staging.
-    const format = stagingFormat();
     for await (const batch of readImportBatches(options.files, {
       batchSize: STAGE_BATCH,
       maxProblems: PROBLEMS_SHOWN,
-      format,
-      importId,
     })) {
       rows += batch.rows;
       if (rows > IMPORT_MAX_ROWS) {
@@ -279,7 +247,7 @@ export async function createListenImport(options: {
         });
       }
       if (batch.plays === 0) continue;
-      await stagePlays(importId, batch.data, format);
+      await stagePlays(importId, batch.rowsJson);
       const before = seq;
       seq += batch.plays;
       // A sign of life, so a read cut off by a restart can be told from a long one.

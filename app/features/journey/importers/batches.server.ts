@@ -11,20 +11,16 @@ export interface ReadProblem {
 /**
  * Plays read from history files, a batch at a time, in the form the staging insert takes:
  * everything a batch needs is worked out here, so that this can run in a worker thread and the
- * thread that talks to the database only passes `data` on.
+ * thread that talks to the database only passes `rowsJson` on.
  */
 export interface ReadBatch {
   /**
-   * The batch's plays as the staging insert takes them. Format `json`: a JSON array of
-   * `{ s, t, d, a, n, r, ak, tk, rk, o }`: their number in the upload (from 1, counting plays
-   * only), start (epoch seconds), duration (ms), artist, track and release names, their keys,
-   * and the source; `[]` when the batch has no plays. Format `copy`: PostgreSQL's COPY text,
-   * a line per play with the columns of `listen_import_rows` in order (import, number, start,
-   * duration, names and keys, source), tab-separated, `\N` for null, `\\`, `\t`, `\n`, `\r`
-   * escaped.
+   * The batch's plays as a JSON array of `{ s, t, d, a, n, r, ak, tk, rk, o }`: their number
+   * in the upload (from 1, counting plays only), start (epoch seconds), duration (ms), artist,
+   * track and release names, their keys, and the source. `[]` when the batch has no plays.
    */
-  data: string;
-  /** Plays in `data`. */
+  rowsJson: string;
+  /** Plays in `rowsJson`. */
   plays: number;
   /** Rows read since the previous batch: plays and rows left out. */
   rows: number;
@@ -41,27 +37,6 @@ export interface ReadBatchOptions {
   batchSize: number;
   /** Broken rows reported with their line over the whole read (all are counted). */
   maxProblems: number;
-  /** `rows` as JSON (the default) or as COPY text for the import `importId`. */
-  format?: "json" | "copy";
-  importId?: string;
-}
-
-const COPY_SPECIAL = /[\\\t\n\r]/;
-const COPY_SPECIALS = /[\\\t\n\r]/g;
-const COPY_ESCAPES: Record<string, string> = {
-  "\\": "\\\\",
-  "\t": "\\t",
-  "\n": "\\n",
-  "\r": "\\r",
-};
-
-/** A value as COPY's text format writes it. */
-function copyText(value: string | number | null): string {
-  if (value === null) return "\\N";
-  if (typeof value === "number") return String(value);
-  return COPY_SPECIAL.test(value)
-    ? value.replace(COPY_SPECIALS, (c) => COPY_ESCAPES[c] ?? c)
-    : value;
 }
 
 /**
@@ -75,27 +50,21 @@ export async function* readBatches(
 ): AsyncGenerator<ReadBatch> {
   let seq = 0;
   let problemsReported = 0;
-  const isCopy = options.format === "copy";
-  const importId = options.importId ?? "";
   let rows: unknown[] = [];
-  let lines: string[] = [];
-  let plays = 0;
   let rowCount = 0;
   let skipped = new Map<SkipReason, number>();
   let problems: ReadProblem[] = [];
   let reports: FileReport[] = [];
   const take = (): ReadBatch => {
     const batch: ReadBatch = {
-      data: isCopy ? lines.join("") : JSON.stringify(rows),
-      plays,
+      rowsJson: JSON.stringify(rows),
+      plays: rows.length,
       rows: rowCount,
       skipped: [...skipped],
       problems,
       files: reports,
     };
     rows = [];
-    lines = [];
-    plays = 0;
     rowCount = 0;
     skipped = new Map();
     problems = [];
@@ -122,26 +91,19 @@ export async function* readBatches(
       continue;
     }
     seq++;
-    plays++;
-    if (isCopy) {
-      lines.push(
-        `${importId}\t${seq}\t${new Date(item.listenedAt * 1000).toISOString()}\t${copyText(item.durationMs)}\t${copyText(item.artistName)}\t${copyText(item.trackName)}\t${copyText(item.releaseName)}\t${copyText(item.artistKey)}\t${copyText(item.trackKey)}\t${copyText(item.releaseKey)}\t${item.source}\n`,
-      );
-    } else {
-      rows.push({
-        s: seq,
-        t: item.listenedAt,
-        d: item.durationMs,
-        a: item.artistName,
-        n: item.trackName,
-        r: item.releaseName,
-        ak: item.artistKey,
-        tk: item.trackKey,
-        rk: item.releaseKey,
-        o: item.source,
-      });
-    }
-    if (plays >= options.batchSize) yield take();
+    rows.push({
+      s: seq,
+      t: item.listenedAt,
+      d: item.durationMs,
+      a: item.artistName,
+      n: item.trackName,
+      r: item.releaseName,
+      ak: item.artistKey,
+      tk: item.trackKey,
+      rk: item.releaseKey,
+      o: item.source,
+    });
+    if (rows.length >= options.batchSize) yield take();
   }
   yield take();
 }

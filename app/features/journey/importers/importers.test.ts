@@ -455,7 +455,7 @@ describe("reading in batches, in a worker thread or not", () => {
       [6, 6],
     ]);
     const rows = batches.flatMap(
-      (b) => JSON.parse(b.data) as { s: number; a: string; tk: string; t: number }[],
+      (b) => JSON.parse(b.rowsJson) as { s: number; a: string; tk: string; t: number }[],
     );
     expect(rows.map((r) => r.s)).toEqual(Array.from({ length: 26 }, (_, i) => i + 1));
     expect(rows[0]).toMatchObject({ a: "The Band 0", tk: "song 0" });
