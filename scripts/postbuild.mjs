@@ -32,6 +32,20 @@ await build({
   tsconfig: "tsconfig.json",
 });
 
+// The worker thread that reads listening-history files for an import
+// (app/features/journey/importers/worker.server.ts looks for it in the build directory).
+await build({
+  entryPoints: ["app/features/journey/importers/worker-entry.server.ts"],
+  outfile: path.join(buildDir, "import-worker.mjs"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  logLevel: "warning",
+  tsconfig: "tsconfig.json",
+});
+
 const { default: serverBuild } = { default: await import(path.join(buildDir, "server/index.js")) };
 const id = createHash("sha256")
   .update(serverBuild.assets.version)

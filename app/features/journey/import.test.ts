@@ -35,6 +35,7 @@ import {
   stopListenImportWorker,
 } from "./import.server";
 import type { HistoryFile } from "./importers/read-files.server";
+import { setImportReadMode } from "./importers/worker.server";
 import { getJourneyStats } from "./stats.server";
 
 withTestDatabase();
@@ -191,6 +192,92 @@ describe("preview", () => {
     });
     expect(await listensOf(ana.id)).toEqual([]);
     expect(await stagedCount(preview.id)).toBe(4);
+  });
+
+  it("reads the same preview and stages the same plays whether the files are read in a worker thread or not", async () => {
+    const ida = await createTestUser();
+    const plays = manyPlays(11_000);
+    const content = spotifyFile(
+      [...plays, plays[3] as Play, { ...(plays[4] as Play), ms: 5_000 }],
+      [{ ts: "2021-02-01", ms_played: 90_000 }],
+    );
+    const staged = async (importId: string) =>
+      rowsOf<Record<string, unknown>>(
+        await getDb().execute(sql`
+          select seq, listened_at, duration_ms, artist_name, track_name, release_name,
+            artist_key, track_key, release_key, source
+          from ${listenImportRows} where import_id = ${importId} order by seq`),
+      );
+    const inWorker = await createListenImport({
+      userId: ida.id,
+      files: [file("Streaming_History_Audio_2021.json", content)],
+    });
+    const fromWorker = await staged(inWorker.id);
+    let inThread: Awaited<ReturnType<typeof createListenImport>>;
+    try {
+      setImportReadMode("thread");
+      inThread = await createListenImport({
+        userId: ida.id,
+        files: [file("Streaming_History_Audio_2021.json", content)],
+      });
+    } finally {
+      setImportReadMode("worker");
+    }
+    expect(inThread.summary).toEqual(inWorker.summary);
+    expect(inWorker.summary).toMatchObject({
+      plays: 11_000,
+      skipped: [
+        { reason: "Duplicates (already in this upload or in your history)", count: 1 },
+        { reason: "Shorter than 30 seconds", count: 1 },
+        { reason: "Broken rows", count: 1 },
+      ],
+      problems: [
+        {
+          file: "Streaming_History_Audio_2021.json",
+          line: 11_003,
+          message: "Its ts is not a UTC date like 2019-06-01T12:34:56Z.",
+        },
+      ],
+    });
+    expect(fromWorker).toHaveLength(11_001);
+    expect(await staged(inThread.id)).toEqual(fromWorker);
+  });
+
+  it("keeps names with tabs, backslashes, line breaks and a literal \\N exactly as written", async () => {
+    const uma = await createTestUser();
+    const names = [
+      { artist: "AC\\DC", track: "Tab\there" },
+      { artist: "Line\nBreak", track: "Carriage\rReturn" },
+      { artist: "\\N", track: "Sigur Rós – Hoppípolla ✓" },
+    ];
+    const preview = await createListenImport({
+      userId: uma.id,
+      files: [
+        file(
+          "Streaming_History_Audio_2022.json",
+          spotifyFile(
+            names.map((n, i) => ({
+              at: `2022-01-0${i + 1}T10:00:00Z`,
+              artist: n.artist,
+              track: n.track,
+            })),
+          ),
+        ),
+      ],
+    });
+    expect(preview.summary?.plays).toBe(3);
+    await confirmListenImport({ userId: uma.id, importId: preview.id });
+    await settleListenImports();
+    const history = await getDb()
+      .select({
+        artist: listens.artistName,
+        track: listens.trackName,
+        release: listens.releaseName,
+      })
+      .from(listens)
+      .where(eq(listens.userId, uma.id))
+      .orderBy(asc(listens.listenedAt));
+    expect(history).toEqual(names.map((n) => ({ ...n, release: `${n.artist} album` })));
   });
 
   it("refuses files that hold no listening history, and keeps nothing of them", async () => {
@@ -362,6 +449,84 @@ describe("import", () => {
     expect(await listensOf(eve.id)).toHaveLength(7_000);
     // Turned off in the app: no notification.
     expect((await listNotifications({ viewerId: eve.id })).notifications).toEqual([]);
+  });
+
+  it("fails with a clear message, adding nothing, when the staged plays were lost in a crash", async () => {
+    const kai = await createTestUser();
+    const preview = await createListenImport({
+      userId: kai.id,
+      files: [file("endsong_4.json", spotifyFile(manyPlays(30)))],
+    });
+    await stopListenImportWorker();
+    try {
+      await confirmListenImport({ userId: kai.id, importId: preview.id });
+    } finally {
+      resumeListenImportJobs();
+    }
+    // The staging table is unlogged: a crash of the database empties it.
+    await getDb().delete(listenImportRows).where(eq(listenImportRows.importId, preview.id));
+    await getDb()
+      .update(listenImports)
+      .set({ updatedAt: sql`now() - interval '5 minutes'` })
+      .where(eq(listenImports.id, preview.id));
+    expect(await recoverStalledImports({ userId: kai.id })).toBe(1);
+    await settleListenImports();
+    const [failed] = await listListenImports({ userId: kai.id });
+    expect(failed).toMatchObject({
+      status: "failed",
+      processed: 0,
+      added: 0,
+      error:
+        "The plays read from your files were lost when the server restarted. Nothing was added twice; upload the files again to finish the import.",
+    });
+    expect(await listensOf(kai.id)).toEqual([]);
+  });
+
+  it("a finished import clears its staged plays and leaves another person's preview staged", async () => {
+    const lea = await createTestUser();
+    const max = await createTestUser();
+    const waiting = await createListenImport({
+      userId: lea.id,
+      files: [file("endsong_5.json", spotifyFile(manyPlays(6)))],
+    });
+    const mine = await createListenImport({
+      userId: max.id,
+      files: [file("endsong_6.json", spotifyFile(manyPlays(9)))],
+    });
+    await confirmListenImport({ userId: max.id, importId: mine.id });
+    await settleListenImports();
+    expect(await stagedCount(mine.id)).toBe(0);
+    expect(await stagedCount(waiting.id)).toBe(6);
+    // Then hers: whether the table is truncated or her rows deleted, none are left.
+    await confirmListenImport({ userId: lea.id, importId: waiting.id });
+    await settleListenImports();
+    expect(await stagedCount(waiting.id)).toBe(0);
+    expect(await listensOf(lea.id)).toHaveLength(6);
+    expect(await listensOf(max.id)).toHaveLength(9);
+  });
+
+  it("a play that reached the history after the preview is not added twice", async () => {
+    const noa = await createTestUser();
+    const plays = manyPlays(2_500);
+    const preview = await createListenImport({
+      userId: noa.id,
+      files: [file("endsong_7.json", spotifyFile(plays))],
+    });
+    // The preview found every play new; then a player scrobbles one of them.
+    expect(preview.summary?.skipped).toEqual([]);
+    await getDb().execute(sql`
+      insert into ${listens} (user_id, listened_at, duration_ms, artist_name, track_name,
+        artist_key, track_key, source)
+      select ${noa.id}, listened_at, duration_ms, artist_name, track_name, artist_key,
+        track_key, 'scrobble'
+      from ${listenImportRows} where import_id = ${preview.id} and seq = 1234`);
+    await confirmListenImport({ userId: noa.id, importId: preview.id });
+    await settleListenImports();
+    const [done] = await listListenImports({ userId: noa.id });
+    expect(done).toMatchObject({ status: "done", processed: 2_500, added: 2_499 });
+    const history = await listensOf(noa.id);
+    expect(history).toHaveLength(2_500);
+    expect(history.filter((l) => l.importId === preview.id)).toHaveLength(2_499);
   });
 
   it("mails the person too when they want these by e-mail", async () => {

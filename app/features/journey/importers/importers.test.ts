@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createZip } from "~/features/settings/index.server";
 import { artistKey, titleKey } from "../normalize";
+import { type ReadBatch, readBatches } from "./batches.server";
 import { parseLastfmDate } from "./lastfm.server";
 import {
   formatByContent,
@@ -14,6 +15,7 @@ import {
 } from "./read-files.server";
 import { parseSpotifyEndTime } from "./spotify.server";
 import type { ImportedPlay, SkippedRow } from "./types";
+import { importWorkerScript, readImportBatches, setImportReadMode } from "./worker.server";
 
 const dir = mkdtempSync(path.join(tmpdir(), "soundtrail-importers-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -413,5 +415,107 @@ describe("format detection", () => {
     expect(formatByContent('[{"endTime":"2019-01-01 00:00","msPlayed":1}]')).toBe("spotify");
     expect(formatByContent('[{"listened_at":1,"track_metadata":{}}]')).toBe("listenbrainz_json");
     expect(formatByContent('{"username":"x"}')).toBe("unknown");
+  });
+});
+
+describe("reading in batches, in a worker thread or not", () => {
+  /** A Spotify extended history of `count` plays with a short play, a broken row and a repeat. */
+  function mixedHistory(count: number) {
+    const rows: unknown[] = [];
+    for (let i = 0; i < count; i++) {
+      rows.push(
+        extended({
+          ts: new Date(Date.UTC(2020, 0, 1) + i * 240_000).toISOString(),
+          master_metadata_track_name: `Song ${i % 7} (Remastered 2011)`,
+          master_metadata_album_artist_name: `The Band ${i % 3}`,
+        }),
+      );
+    }
+    rows.splice(5, 0, extended({ ms_played: 1000 }));
+    rows.splice(9, 0, extended({ ts: "last week" }));
+    rows.push(rows[0]);
+    return JSON.stringify(rows);
+  }
+
+  async function collect(batches: AsyncIterable<ReadBatch>) {
+    const all: ReadBatch[] = [];
+    for await (const batch of batches) all.push(batch);
+    return all;
+  }
+
+  const options = { batchSize: 10, maxProblems: 10 };
+
+  it("numbers the plays, and carries rows left out, broken rows with their line and files", async () => {
+    const history = file("Streaming_History_Audio_2020.json", mixedHistory(25));
+    const notes = file("notes.txt", "hello");
+    const batches = await collect(readBatches([history, notes], options));
+    expect(batches.map((b) => [b.plays, b.rows])).toEqual([
+      [10, 12],
+      [10, 10],
+      [6, 6],
+    ]);
+    const rows = batches.flatMap(
+      (b) => JSON.parse(b.rowsJson) as { s: number; a: string; tk: string; t: number }[],
+    );
+    expect(rows.map((r) => r.s)).toEqual(Array.from({ length: 26 }, (_, i) => i + 1));
+    expect(rows[0]).toMatchObject({ a: "The Band 0", tk: "song 0" });
+    // The repeat of the first play is read as a play: duplicates are counted in SQL.
+    expect(rows[25]).toMatchObject({ a: rows[0]?.a, t: rows[0]?.t });
+    expect(batches.flatMap((b) => b.skipped)).toEqual([
+      ["short", 1],
+      ["broken", 1],
+    ]);
+    expect(batches.flatMap((b) => b.problems)).toEqual([
+      {
+        file: "Streaming_History_Audio_2020.json",
+        line: 10,
+        message: "Its ts is not a UTC date like 2019-06-01T12:34:56Z.",
+      },
+    ]);
+    expect(batches.at(-1)?.files).toEqual([
+      { name: "Streaming_History_Audio_2020.json", format: "spotify_extended", rows: 28 },
+      { name: "notes.txt", format: "unknown", rows: 0 },
+    ]);
+  });
+
+  it("lists at most maxProblems broken rows, and counts them all", async () => {
+    const csv = file("scrobbles.csv", "Low,,Words,not a date\n".repeat(5));
+    const batches = await collect(readBatches([csv], { batchSize: 10, maxProblems: 2 }));
+    expect(batches.flatMap((b) => b.problems).map((p) => p.line)).toEqual([1, 2]);
+    expect(batches.flatMap((b) => b.skipped)).toEqual([["broken", 5]]);
+  });
+
+  it("gives the same batches from a worker thread as from this one", async () => {
+    expect(await importWorkerScript()).toMatch(/import-worker\.mjs$/);
+    const files = [
+      file("Streaming_History_Audio_2021.json", mixedHistory(95)),
+      file(
+        "scrobbles.csv",
+        '"Low","Things We Lost in the Fire","Sunflower","22 May 2014, 20:11"\nbroken\n',
+      ),
+    ];
+    try {
+      setImportReadMode("thread");
+      const inThread = await collect(readImportBatches(files, options));
+      setImportReadMode("worker");
+      const inWorker = await collect(readImportBatches(files, options));
+      expect(inWorker).toEqual(inThread);
+      expect(inWorker.flatMap((b) => b.problems).map((p) => [p.file, p.line])).toEqual([
+        ["Streaming_History_Audio_2021.json", 10],
+        ["scrobbles.csv", 2],
+      ]);
+    } finally {
+      setImportReadMode("worker");
+    }
+  });
+
+  it("stops the worker when the reader stops early", async () => {
+    const big = file("Streaming_History_Audio_2022.json", mixedHistory(500));
+    let seen = 0;
+    for await (const batch of readImportBatches([big], options)) {
+      seen += batch.plays;
+      if (seen >= 30) break;
+    }
+    expect(seen).toBe(30);
   });
 });
