@@ -419,7 +419,7 @@ class LostImport extends Error {}
 
 /**
  * Thrown when the staged plays the copy needs next are not there: the staging table is
- * unlogged (drizzle/0025), so a database crash empties it.
+ * unlogged (drizzle/0024), so a database crash empties it.
  */
 class StagingLost extends Error {}
 const STAGING_LOST =
