@@ -100,6 +100,7 @@ describe("the server with a bounded number of requests at once", () => {
             },
           );
         }
+        if (path === "/settings/listening") return new Response("took the history");
         started.push(path);
         await new Promise<void>((resolve) => gates.push(resolve));
         return new Response(`done ${path}`);
@@ -139,6 +140,17 @@ describe("the server with a bounded number of requests at once", () => {
       expect(data.status).toBe(503);
       expect(data.headers.get("Content-Type")).toContain("text/plain");
       expect(started).toEqual(["/first"]);
+      // An upload arrives at the sender's pace: it takes no turn, so it is served even now.
+      const history = await fetch(`${base}/settings/listening`, {
+        method: "POST",
+        headers: {
+          Origin: "http://app.test",
+          "Content-Type": "multipart/form-data; boundary=x",
+        },
+        body: '--x\r\nContent-Disposition: form-data; name="files"; filename="h.json"\r\n\r\n[]\r\n--x--\r\n',
+      });
+      expect(history.status).toBe(200);
+      expect(await history.text()).toBe("took the history");
       gates.shift()?.();
       expect(await (await first).text()).toBe("done /first");
       await vi.waitFor(() => expect(started).toEqual(["/first", "/second"]));

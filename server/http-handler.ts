@@ -267,7 +267,10 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       tooLarge: () => refusalResponse(tooLargeFor(bodyClass), requestId, bodyClass),
       handler: async (request) => {
         let response: Response;
-        if (options.admission) {
+        // An image or a listening history arrives as the app reads it, at the sender's pace
+        // (minutes on a slow phone line): holding one of the few turns for that would stall
+        // everyone else, so these take none (their size is bounded by BODY_LIMITS).
+        if (options.admission && bodyClass !== "upload" && bodyClass !== "history") {
           turn = await options.admission.enter(request.signal);
           if (!turn) {
             response = busyResponse(request, options.securityHeaders);

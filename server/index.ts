@@ -8,7 +8,7 @@ import { createRequestHandler, type RouterContextProvider, type ServerBuild } fr
 import { logger } from "~/core/logger.server";
 import { baseSecurityHeaders } from "~/security.server";
 import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
-import { EnvError, parseEnv } from "../app/lib/env.server";
+import { EnvError, parseEnv, requestConcurrency } from "../app/lib/env.server";
 import { AdmissionQueue } from "./admission";
 import { withDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
@@ -118,9 +118,9 @@ const handler = createNodeHandler({
     ? { token: env.METRICS_TOKEN, render: () => app.renderMetrics() }
     : null,
   admission:
-    env.REQUEST_CONCURRENCY > 0
+    requestConcurrency(env) > 0
       ? new AdmissionQueue({
-          concurrency: env.REQUEST_CONCURRENCY,
+          concurrency: requestConcurrency(env),
           queueLimit: env.REQUEST_QUEUE_LIMIT,
         })
       : null,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv, publicEnv, resolveAuthSecret } from "./env.server";
+import { EnvError, parseEnv, publicEnv, requestConcurrency, resolveAuthSecret } from "./env.server";
 
 describe("configuration", () => {
   it("has working defaults on a fresh machine", () => {
@@ -15,6 +15,14 @@ describe("configuration", () => {
     expect(env.SMTP_URL).toBeUndefined();
     expect(env.ADMIN_EMAILS).toEqual([]);
     expect(env.TRUST_PROXY).toBe(false);
+  });
+
+  it("works on 2 requests at once on the embedded database, 8 on PostgreSQL, unless told", () => {
+    expect(requestConcurrency(parseEnv({}))).toBe(2);
+    expect(requestConcurrency(parseEnv({ DATABASE_URL: "postgres://u@db/soundtrail" }))).toBe(8);
+    expect(requestConcurrency(parseEnv({ REQUEST_CONCURRENCY: "5" }))).toBe(5);
+    expect(requestConcurrency(parseEnv({ REQUEST_CONCURRENCY: "0" }))).toBe(0);
+    expect(() => parseEnv({ REQUEST_CONCURRENCY: "-1" })).toThrow(EnvError);
   });
 
   it("reads every documented variable", () => {
