@@ -8,41 +8,28 @@ import { build } from "esbuild";
 const buildDir = path.resolve(process.env.SOUNDTRAIL_BUILD_DIR ?? "build");
 const clientDir = path.join(buildDir, "client");
 
-await build({
-  entryPoints: ["server/index.ts"],
-  outfile: path.join(buildDir, "server.mjs"),
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  logLevel: "warning",
-});
+/** One entry bundled for Node 20 as an ES module, its packages left to node_modules. */
+const bundleForNode = (entry, file, options = {}) =>
+  build({
+    entryPoints: [entry],
+    outfile: path.join(buildDir, file),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "warning",
+    ...options,
+  });
+
+await bundleForNode("server/index.ts", "server.mjs");
 
 // The operator's commands (npm run db:move / backup / restore) for images without esbuild.
-await build({
-  entryPoints: ["app/db/ops-cli.server.ts"],
-  outfile: path.join(buildDir, "ops.mjs"),
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  logLevel: "warning",
-  tsconfig: "tsconfig.json",
-});
+await bundleForNode("app/db/ops-cli.server.ts", "ops.mjs", { tsconfig: "tsconfig.json" });
 
 // The worker thread that reads listening-history files for an import
 // (app/features/journey/importers/worker.server.ts looks for it in the build directory).
-await build({
-  entryPoints: ["app/features/journey/importers/worker-entry.server.ts"],
-  outfile: path.join(buildDir, "import-worker.mjs"),
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  logLevel: "warning",
+await bundleForNode("app/features/journey/importers/worker-entry.server.ts", "import-worker.mjs", {
   tsconfig: "tsconfig.json",
 });
 
