@@ -1,6 +1,12 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { compactManifest, headLinks, rewriteHeadLink, singleQuoted } from "./head-links.server";
+import {
+  afterFirstPaint,
+  compactManifest,
+  headLinks,
+  rewriteHeadLink,
+  singleQuoted,
+} from "./head-links.server";
 
 async function through(chunks: string[]): Promise<string> {
   const out = Readable.from(chunks.map((c) => Buffer.from(c))).pipe(headLinks());
@@ -10,13 +16,18 @@ async function through(chunks: string[]): Promise<string> {
 }
 
 describe("the document head's links", () => {
-  it("puts module preloads at low priority and drops nonces from links", () => {
-    expect(rewriteHeadLink('<link rel="modulepreload" href="/assets/a.js" nonce="abc=="/>')).toBe(
-      '<link rel="modulepreload" fetchpriority="low" href="/assets/a.js"/>',
-    );
-    expect(rewriteHeadLink('<link nonce="abc==" rel="stylesheet" href="/assets/a.css"/>')).toBe(
-      '<link rel="stylesheet" href="/assets/a.css"/>',
-    );
+  it("takes module preloads out of the head and drops nonces from links", () => {
+    const preloads: string[] = [];
+    expect(
+      rewriteHeadLink(
+        '<link rel="modulepreload" href="/assets/a.js?v=1&amp;x" nonce="abc=="/>',
+        preloads,
+      ),
+    ).toBe("");
+    expect(
+      rewriteHeadLink('<link nonce="abc==" rel="stylesheet" href="/assets/a.css"/>', preloads),
+    ).toBe('<link rel="stylesheet" href="/assets/a.css"/>');
+    expect(preloads).toEqual(["/assets/a.js?v=1&x"]);
   });
 
   it("rewrites the head only, across chunk boundaries, and keeps every byte after it", async () => {
@@ -28,9 +39,76 @@ describe("the document head's links", () => {
       `ad>${body.slice(0, 20)}`,
       body.slice(20),
     ]);
-    expect(html).toBe(
-      `<!DOCTYPE html><html><head><link rel="modulepreload" fetchpriority="low" href="/a.js"/><script nonce="n">1</script></head>${body}`,
+    expect(html).toBe(`<!DOCTYPE html><html><head><script nonce="n">1</script></head>${body}`);
+  });
+
+  it("loads React Router's modules after the first paint, the preloads first, in the same order", async () => {
+    const script =
+      ';\nimport * as route0 from "/assets/root.js";\nimport * as route1 from "/assets/feed.js";\n  window.__reactRouterManifest = {"a":1};\n  window.__reactRouterRouteModules = {"root":route0,"feed":route1};\n\nimport("/assets/entry.js");';
+    const document = `<html><head><link rel="modulepreload" href="/assets/entry.js" nonce="n"/><link rel="modulepreload" href="/assets/root.js" nonce="n"/></head><body><p>é</p><script nonce="n" type="module" async="">${script}</script></body></html>`;
+    const expected =
+      '<html><head></head><body><p>é</p><script nonce="n" type="module" async="">\nif (document.visibilityState !== "hidden") await new Promise((go) => requestAnimationFrame(() => setTimeout(go)));' +
+      '\nfor (const href of ["/assets/entry.js","/assets/root.js"]) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));' +
+      ';\nconst route0 = await import("/assets/root.js");\nconst route1 = await import("/assets/feed.js");\n  window.__reactRouterManifest = {"a":1};\n  window.__reactRouterRouteModules = {"root":route0,"feed":route1};\n\nimport("/assets/entry.js");</script></body></html>';
+    for (let at = 1; at < document.length; at += 7) {
+      expect(await through([document.slice(0, at), document.slice(at)])).toBe(expected);
+    }
+    expect(await through([...document])).toBe(expected);
+  });
+
+  it("runs the rewritten module script as the original would: the same modules, in order", async () => {
+    const loaded: string[] = [];
+    const load = async (url: string) => {
+      loaded.push(url);
+      return { url };
+    };
+    const script = afterFirstPaint(
+      ';\nimport * as route0 from "/r0.js";\nimport "/manifest.js";\nimport * as route1 from "/r1.js";\n',
+      ["/a.js", "</script>"],
     );
+    expect(script).not.toContain("</script>");
+    const appended: { rel: string; href: string }[] = [];
+    const page = {
+      visibilityState: "visible",
+      head: { append: (link: { rel: string; href: string }) => appended.push(link) },
+      createElement: () => ({}),
+    };
+    let frames = 0;
+    const run = new Function(
+      "document",
+      "requestAnimationFrame",
+      "setTimeout",
+      "__import",
+      `return (async () => {${script.replaceAll("import(", "__import(")}\nreturn [route0, route1];})();`,
+    );
+    const routes = await run(
+      page,
+      (callback: () => void) => {
+        frames++;
+        callback();
+      },
+      (callback: () => void) => callback(),
+      load,
+    );
+    expect(frames).toBe(1);
+    expect(appended.map((link) => [link.rel, link.href])).toEqual([
+      ["modulepreload", "/a.js"],
+      ["modulepreload", "</script>"],
+    ]);
+    expect(loaded).toEqual(["/r0.js", "/manifest.js", "/r1.js"]);
+    expect(routes).toEqual([{ url: "/r0.js" }, { url: "/r1.js" }]);
+    // A hidden tab draws no frame: it does not wait for one.
+    frames = 0;
+    await run(
+      { ...page, visibilityState: "hidden" },
+      () => frames++,
+      () => {},
+      load,
+    );
+    expect(frames).toBe(0);
+    // A shape it does not know is left as it was.
+    const odd = ';\nimport { a } from "/x.js";\n';
+    expect(afterFirstPaint(odd, [])).toBe(odd);
   });
 
   it("passes a document without a head through unchanged", async () => {

@@ -5,14 +5,52 @@ import { StringDecoder } from "node:string_decoder";
 const LINK_TAG = /<link\b[^>]*>/g;
 const NONCE = / nonce="[^"]*"/;
 
-/** One `<link>` of the document's head, as `headLinks` rewrites it. */
-export function rewriteHeadLink(tag: string): string {
+const MODULE_PRELOAD = /^<link rel="modulepreload"[^>]* href="([^"]*)"/;
+
+/**
+ * One `<link>` of the document's head, as `headLinks` rewrites it. A `modulepreload` link is
+ * taken out and its address added to `modulePreloads`: the inline module script asks for them
+ * after the first paint (`afterFirstPaint`).
+ */
+export function rewriteHeadLink(tag: string, modulePreloads: string[]): string {
+  const preload = MODULE_PRELOAD.exec(tag);
+  if (preload?.[1]) {
+    modulePreloads.push(preload[1].replaceAll("&amp;", "&"));
+    return "";
+  }
   // script-src allows 'self': the nonce matters for inline scripts only, never for a link to
-  // our own files (icons, manifest, stylesheet, modules) — 33 bytes each, ~35 links a page.
-  const plain = tag.replace(NONCE, "");
-  return plain.startsWith('<link rel="modulepreload"')
-    ? plain.replace('<link rel="modulepreload"', '<link rel="modulepreload" fetchpriority="low"')
-    : plain;
+  // our own files (icons, manifest, stylesheet) — 33 bytes each.
+  return tag.replace(NONCE, "");
+}
+
+/** `import * as route0 from "/assets/root.js";` or `import "/assets/manifest.js";`. */
+const STATIC_IMPORT = /import\s*(?:\*\s*as\s+([A-Za-z_$][\w$]*)\s+from\s*)?("[^"\\]*")\s*;?/g;
+
+/**
+ * React Router's inline module script, from its start up to the manifest: the route modules'
+ * static `import`s, which the browser fetches as soon as it reads them — before the first paint,
+ * which only needs the HTML and the stylesheet. On a slow connection the ~30 module requests
+ * competed with the stylesheet, and Lighthouse counts every request started before the largest
+ * paint as part of it (issue 17 item 6: 1.5–2 s of "render delay" on text already in the HTML).
+ * Rewritten, the script waits for the first frame (not in a hidden tab, which draws none), then
+ * adds the `modulepreload` links taken out of the head, so every module loads in parallel as
+ * before, and imports the route modules in the same order. The rest of the script (the manifest,
+ * the route module table, the entry's import) is unchanged. A script of another shape — any
+ * `import` this does not recognise — is left as it was.
+ */
+export function afterFirstPaint(script: string, modulePreloads: readonly string[]): string {
+  const rewritten = script.replace(
+    STATIC_IMPORT,
+    (_match, name: string | undefined, url: string) =>
+      name ? `const ${name} = await import(${url});` : `await import(${url});`,
+  );
+  if (/\bimport\b(?!\()/.test(rewritten)) return script;
+  const hrefs = JSON.stringify(modulePreloads).replaceAll("<", "\\u003c");
+  return (
+    `\nif (document.visibilityState !== "hidden") await new Promise((go) => requestAnimationFrame(() => setTimeout(go)));` +
+    `\nfor (const href of ${hrefs}) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));` +
+    rewritten
+  );
 }
 
 /**
@@ -59,12 +97,20 @@ export function singleQuoted(literal: string): string {
 interface Rewrite {
   start: string;
   end: string;
-  rewrite: (text: string) => string;
+  rewrite: (text: string, modulePreloads: readonly string[]) => string;
   /** Only its first occurrence (the manifest); else every one (the hydration data's pieces). */
   once: boolean;
 }
 
 const REWRITES: readonly Rewrite[] = [
+  {
+    // React Router's inline module script (`<script … type="module" async="">`) up to its
+    // manifest or, without one, its route module table.
+    start: 'type="module" async="">',
+    end: "window.__reactRouter",
+    rewrite: afterFirstPaint,
+    once: true,
+  },
   {
     start: "window.__reactRouterManifest = ",
     end: ";\n  window.__reactRouterRouteModules",
@@ -93,11 +139,9 @@ function partialStart(text: string, pending: ReadonlySet<Rewrite>, longest: numb
 /**
  * The document's `<head>` links, lighter and out of the first paint's way (issue 17 items 1
  * and 6): no nonce on links (see `rewriteHeadLink`), and React Router's `modulepreload` links
- * (hoisted into `<head>` by React) at `fetchpriority="low"`. The page is rendered on the server:
- * its first paint needs the HTML and the stylesheet, not the ~30 modules that hydrate it. At
- * their default high priority they competed with the stylesheet on a slow connection, and
- * Lighthouse counted each as blocking the first paint. They still load at once, in parallel;
- * the inline module script waits for them as before.
+ * (hoisted into `<head>` by React) moved into its inline module script, which adds them after
+ * the first paint (`afterFirstPaint`). The page is rendered on the server: its first paint needs
+ * the HTML and the stylesheet, not the ~30 modules that hydrate it.
  *
  * Then React Router's inline scripts, lighter for the same browser (issue 17 item 1): the route
  * manifest without its pretty-printing (`compactManifest`) and the hydration data's pieces as
@@ -112,6 +156,8 @@ export function headLinks(): Transform {
   let held = "";
   let inHead = true;
   const pending = new Set(REWRITES);
+  /** The head's `modulepreload` addresses, for React Router's module script. */
+  const modulePreloads: string[] = [];
   /** The part being read (its start written, its end not seen yet). */
   let open: Rewrite | null = null;
   const longestStart = Math.max(...REWRITES.map((r) => r.start.length));
@@ -121,7 +167,7 @@ export function headLinks(): Transform {
     if (inHead) {
       const end = held.indexOf("</head>");
       if (end === -1) return out;
-      out += held.slice(0, end).replace(LINK_TAG, rewriteHeadLink);
+      out += held.slice(0, end).replace(LINK_TAG, (tag) => rewriteHeadLink(tag, modulePreloads));
       held = held.slice(end);
       inHead = false;
     }
@@ -129,7 +175,7 @@ export function headLinks(): Transform {
       if (open) {
         const end = held.indexOf(open.end);
         if (end === -1) return out;
-        out += open.rewrite(held.slice(0, end));
+        out += open.rewrite(held.slice(0, end), modulePreloads);
         held = held.slice(end);
         open = null;
         continue;

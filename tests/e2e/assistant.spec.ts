@@ -11,6 +11,7 @@ import {
   expect,
   expectNoAxeViolations,
   gotoHydrated,
+  reloadHydrated,
 } from "./fixtures";
 import {
   BUILD_DIR,
@@ -96,7 +97,7 @@ test.describe
         "The assistant replied: Your top artist this month is",
       );
 
-      await page.reload();
+      await reloadHydrated(page);
       await expect(
         page.getByRole("heading", { name: "my top artsts this month", level: 1 }),
       ).toBeVisible();
@@ -180,7 +181,7 @@ test.describe
       await confirm.getByRole("button", { name: "Delete conversation" }).click();
       await expect(page.getByText("Conversation deleted")).toBeVisible();
       await expect(list.getByRole("link", { name: "draft a post about Glory Box" })).toHaveCount(0);
-      await page.reload();
+      await reloadHydrated(page);
       await expect(list.getByRole("link", { name: "Top artists" })).toBeVisible();
       await expect(list.getByRole("link", { name: "draft a post about Glory Box" })).toHaveCount(0);
       await page.context().close();
@@ -280,7 +281,7 @@ test.describe
       await llm?.closedByClient;
       await expect(page).toHaveURL(/\/chatbot\?c=[0-9a-f-]{36}$/);
       await expect(async () => {
-        await page.reload();
+        await reloadHydrated(page);
         const stored = messages(page).getByRole("listitem").filter({ hasText: "Once upon a time" });
         await expect(stored.getByText("Stopped")).toBeVisible({ timeout: 1_000 });
       }).toPass({ timeout: 15_000 });

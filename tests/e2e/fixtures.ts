@@ -43,6 +43,16 @@ export async function gotoHydrated(page: Page, path: string) {
   return response;
 }
 
+/**
+ * Reloads and waits for hydration: the page loads its modules after its first paint
+ * (app/lib/head-links.server.ts), so the browser's load event can come before React is ready.
+ */
+export async function reloadHydrated(page: Page) {
+  const response = await page.reload();
+  await waitForHydration(page);
+  return response;
+}
+
 /** Runs axe on the whole page and fails with a readable list of what it found. */
 export async function expectNoAxeViolations(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();

@@ -10,6 +10,7 @@ import {
   expect,
   expectNoAxeViolations,
   gotoHydrated,
+  reloadHydrated,
 } from "./fixtures";
 import {
   BUILD_DIR,
@@ -211,7 +212,7 @@ test.describe
       await expectSameDocument(anaPage);
 
       // And it stays read.
-      await anaPage.reload();
+      await reloadHydrated(anaPage);
       await expect(items).toHaveCount(2);
       await expect(list.locator('[data-unread="true"]')).toHaveCount(0);
       await expect(notificationsLink(anaPage)).toHaveAccessibleName("Notifications");

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import routes from "../../app/routes";
 import { E2E_ADMIN, E2E_MEMBER, E2E_PASSWORD, SHARED_POSTS } from "../support/e2e-accounts";
-import { expect, test } from "./fixtures";
+import { expect, gotoHydrated, test } from "./fixtures";
 import { signInSeeded } from "./people";
 
 /**
@@ -205,7 +205,7 @@ test.describe("a shared link opened signed out", () => {
   });
 
   test("after signing in from the preview, the post opens", async ({ page }) => {
-    await page.goto(`/post/${SHARED_POSTS.public.id}`);
+    await gotoHydrated(page, `/post/${SHARED_POSTS.public.id}`);
     await page.getByLabel("Email").fill(E2E_ADMIN.email);
     await page.getByLabel("Password").fill(E2E_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();

@@ -5,6 +5,7 @@ import {
   expect,
   expectNoAxeViolations,
   gotoHydrated,
+  reloadHydrated,
 } from "./fixtures";
 import { type Person, signUp } from "./people";
 
@@ -77,7 +78,7 @@ test.describe
       ).toHaveAttribute("aria-pressed", "true");
       await expect(row.getByText("1 follower")).toBeVisible();
       // The follow was stored: a fresh load shows it.
-      await page.reload();
+      await reloadHydrated(page);
       await expect(page.getByRole("button", { name: "Following Jonathan Björkman" })).toBeVisible();
 
       // Back and forward walk through the searches.
@@ -162,7 +163,7 @@ test.describe
       await box.press("ArrowDown");
       await page.getByRole("button", { name: "Clear recent searches" }).click();
       await expect(box).toHaveAttribute("aria-expanded", "false");
-      await page.reload();
+      await reloadHydrated(page);
       await box.focus();
       await expect(page.getByRole("listbox", { name: "Recent searches" })).toBeHidden();
     });

@@ -5,6 +5,7 @@ import {
   expect,
   expectNoAxeViolations,
   gotoHydrated,
+  reloadHydrated,
   signOutFromMenu,
 } from "./fixtures";
 import { lastMailTo, linkIn, SINK, type SinkMail } from "./mail-sink";
@@ -156,7 +157,7 @@ test("changes the password, which signs out the other devices; the new one signs
     page.getByText("Password changed. Every other device was signed out."),
   ).toBeVisible();
   // This device stays signed in; the list now holds only it.
-  await page.reload();
+  await reloadHydrated(page);
   await expect(sessions.getByRole("listitem")).toHaveCount(1);
   await expect(sessions).toContainText("This device");
 

@@ -1,8 +1,26 @@
 import { createHmac } from "node:crypto";
 import { inflateRawSync } from "node:zlib";
 import { type Browser, type Page, test } from "@playwright/test";
-import { COLOR_MODE_COOKIE, expect, expectNoAxeViolations, gotoHydrated } from "./fixtures";
+import {
+  COLOR_MODE_COOKIE,
+  expect,
+  expectNoAxeViolations,
+  gotoHydrated,
+  reloadHydrated,
+} from "./fixtures";
 import { type Person, signUp } from "./people";
+
+/**
+ * Clicks a follow button and waits for the server's answer: the button turns at once
+ * (optimistic), and a second click or a reload before the answer races the first request.
+ */
+async function clickFollowButton(page: Page, name: string) {
+  const answered = page.waitForResponse(
+    (response) => response.url().includes("/api/follow") && response.request().method() === "POST",
+  );
+  await page.getByRole("button", { name }).click();
+  expect((await answered).ok()).toBe(true);
+}
 
 /** RFC 6238 code for a base32 secret, `offset` periods from now. */
 function totp(secret: string, offset = 0): string {
@@ -68,9 +86,9 @@ test.describe
       await gotoHydrated(rudi, `/u/${owner.username}`);
       await expect(rudi.getByRole("heading", { level: 1, name: "Paula Private" })).toBeVisible();
       await expect(rudi.getByText("Approved Ears Only")).toHaveCount(0);
-      await rudi.getByRole("button", { name: "Follow Paula Private" }).click();
+      await clickFollowButton(rudi, "Follow Paula Private");
       await expect(rudi.getByRole("button", { name: "Requested Paula Private" })).toBeVisible();
-      await rudi.reload();
+      await reloadHydrated(rudi);
       await expect(rudi.getByRole("button", { name: "Requested Paula Private" })).toBeVisible();
       await expect(rudi.getByText("Approved Ears Only")).toHaveCount(0);
 
@@ -103,13 +121,13 @@ test.describe
       const other = await signUp(browser, request, `other${run}`, "Olga Other");
       const olga = await pageAs(browser, other);
       await gotoHydrated(olga, `/u/${owner.username}`);
-      await olga.getByRole("button", { name: "Follow Paula Private" }).click();
+      await clickFollowButton(olga, "Follow Paula Private");
       await expect(olga.getByRole("button", { name: "Requested Paula Private" })).toBeVisible();
-      await olga.getByRole("button", { name: "Requested Paula Private" }).click();
+      await clickFollowButton(olga, "Requested Paula Private");
       await expect(olga.getByRole("button", { name: "Follow Paula Private" })).toBeVisible();
-      await olga.reload();
+      await reloadHydrated(olga);
       await expect(olga.getByRole("button", { name: "Follow Paula Private" })).toBeVisible();
-      await olga.getByRole("button", { name: "Follow Paula Private" }).click();
+      await clickFollowButton(olga, "Follow Paula Private");
       await expect(olga.getByRole("button", { name: "Requested Paula Private" })).toBeVisible();
 
       const paula = await pageAs(browser, owner);
@@ -118,11 +136,11 @@ test.describe
       await requests.getByRole("button", { name: "Decline Olga Other" }).click();
       await expect(paula.getByText("Declined Olga Other's request")).toBeVisible();
       await expect(paula.getByText("Nobody is waiting for an answer.")).toBeVisible();
-      await olga.reload();
+      await reloadHydrated(olga);
       await expect(olga.getByRole("button", { name: "Follow Paula Private" })).toBeVisible();
       await expect(olga.getByText("Approved Ears Only")).toHaveCount(0);
       // She asks again, and this time the request stays waiting (the axe runs below see it).
-      await olga.getByRole("button", { name: "Follow Paula Private" }).click();
+      await clickFollowButton(olga, "Follow Paula Private");
       await expect(olga.getByRole("button", { name: "Requested Paula Private" })).toBeVisible();
       await paula.context().close();
       await olga.context().close();
@@ -182,7 +200,7 @@ test("backup codes are regenerated in settings and shown once; the dark theme pa
   await expect(first).toHaveCount(10);
   const oldCodes = await first.allTextContents();
 
-  await page.reload();
+  await reloadHydrated(page);
   await expect(page.getByRole("button", { name: "Turn off two-step sign-in" })).toBeVisible();
   // The red button and everything else on the page keep their contrast in the dark theme.
   await expectNoAxeViolations(page);
@@ -195,7 +213,7 @@ test("backup codes are regenerated in settings and shown once; the dark theme pa
   expect(newCodes.some((code) => oldCodes.includes(code))).toBe(false);
   await expectNoAxeViolations(page);
   // Shown once: a reload shows how many are left, not the codes.
-  await page.reload();
+  await reloadHydrated(page);
   await expect(page.getByRole("list", { name: "Backup codes" })).toHaveCount(0);
   await page.context().close();
 });

@@ -1,7 +1,13 @@
 import { type Browser, type Page, test } from "@playwright/test";
 import sharp from "sharp";
 import { E2E_MEMBER } from "../support/e2e-accounts";
-import { COLOR_MODE_COOKIE, expect, expectNoAxeViolations, gotoHydrated } from "./fixtures";
+import {
+  COLOR_MODE_COOKIE,
+  expect,
+  expectNoAxeViolations,
+  gotoHydrated,
+  reloadHydrated,
+} from "./fixtures";
 import { type Person, signUp } from "./people";
 
 const SECTIONS = [
@@ -112,7 +118,7 @@ test("changes a notification preference and it stays changed", async ({ browser 
   await followsInApp.uncheck();
   await page.getByRole("button", { name: "Save notification settings" }).click();
   await expect(page.getByText("Notification settings saved")).toBeVisible();
-  await page.reload();
+  await reloadHydrated(page);
   await expect(page.getByRole("checkbox", { name: "Likes on your posts by e-mail" })).toBeChecked();
   await expect(page.getByRole("checkbox", { name: "New followers in the app" })).not.toBeChecked();
   await page.context().close();

@@ -210,7 +210,7 @@ test.describe("every way in", () => {
     await page.getByRole("button", { name: "Verify" }).click();
     await expect(page.getByText("That code was already used.")).toBeVisible();
 
-    await page.goto("/auth/login");
+    await gotoHydrated(page, "/auth/login");
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();

@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { type Browser, type Page, test } from "@playwright/test";
 import sharp from "sharp";
-import { bodyBackground, expect, expectNoAxeViolations, gotoHydrated, luminance } from "./fixtures";
+import {
+  bodyBackground,
+  expect,
+  expectNoAxeViolations,
+  gotoHydrated,
+  luminance,
+  reloadHydrated,
+} from "./fixtures";
 import { type Person, signUp } from "./people";
 
 const XSS = "<img src=x onerror=alert(1)>";
@@ -224,7 +231,7 @@ test.describe
       await expect(like).toHaveAttribute("aria-pressed", "true");
       await expect(like).toHaveAccessibleName("Like (1 like)");
       expect((await liked).ok()).toBe(true);
-      await page.reload();
+      await reloadHydrated(page);
       await expect(page.getByRole("button", { name: "Like (1 like)" })).toHaveAttribute(
         "aria-pressed",
         "true",
@@ -240,7 +247,7 @@ test.describe
         "false",
       );
       expect((await unliked).ok()).toBe(true);
-      await page.reload();
+      await reloadHydrated(page);
       await expect(page.getByRole("button", { name: "Like (0 likes)" })).toBeVisible();
     });
 
@@ -261,7 +268,7 @@ test.describe
 
       await mine.getByRole("button", { name: /^Delete comment by/ }).click();
       await expect(comments.getByText("Tune!")).toHaveCount(0);
-      await page.reload();
+      await reloadHydrated(page);
       await expect(page.getByText("No comments yet. Be the first.")).toBeVisible();
     });
 

@@ -1,5 +1,5 @@
 import { type Browser, type Page, test } from "@playwright/test";
-import { expect, expectNoAxeViolations, gotoHydrated } from "./fixtures";
+import { expect, expectNoAxeViolations, gotoHydrated, reloadHydrated } from "./fixtures";
 import { type Person, signUp } from "./people";
 
 async function pageAs(browser: Browser, person: Person, javaScriptEnabled = true) {
@@ -78,7 +78,7 @@ test.describe
           anaFirst.getByRole("list", { name: "Replies to Thread Ben" }).getByText(`reply ${n}`),
         ).toBeVisible();
       }
-      await page.reload();
+      await reloadHydrated(page);
       await expect(replies.locator(":scope > li")).toHaveCount(3);
       await replies.getByText("agreed").waitFor();
       const more = first.getByRole("link", { name: "Show 2 more replies" });

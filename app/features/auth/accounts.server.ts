@@ -19,6 +19,7 @@ import {
   weakPasswordReasons,
 } from "./password-policy.server";
 import { isUsernameAvailable } from "./profiles.server";
+import { sessionViewerFromCookies } from "./session-viewer.server";
 
 export const INVALID_CREDENTIALS = "That e-mail and password do not match an account.";
 export const INVALID_PHONE_CREDENTIALS = "That phone number and password do not match an account.";
@@ -337,9 +338,13 @@ export async function signOut(options: {
 export async function getViewerFromHeaders(
   headers: Headers,
 ): Promise<{ viewer: Viewer | null; sessionId: string | null; setCookies: string[] }> {
-  if (!/(?:^|;\s*)(?:__Secure-)?soundtrail\.session_token=/.test(headers.get("Cookie") ?? "")) {
+  const cookieHeader = headers.get("Cookie") ?? "";
+  if (!/(?:^|;\s*)(?:__Secure-)?soundtrail\.session_token=/.test(cookieHeader)) {
     return { viewer: null, sessionId: null, setCookies: [] };
   }
+  // One statement when getSession would change nothing (session-viewer.server.ts).
+  const known = await sessionViewerFromCookies(cookieHeader);
+  if (known) return { ...known, setCookies: [] };
   const { headers: responseHeaders, response } = await getAuth().api.getSession({
     headers,
     returnHeaders: true,
