@@ -8,9 +8,10 @@ import { type BudgetRow, log, ms, percentile, type StepOutcome, timeCalls } from
 
 /**
  * Issue 15: the journey's stats for one person with 1M plays over 5 years (BENCH_PLAYS), per
- * period, on PGlite. Budget: p99 ≤ 50 ms. Two rows per period: computeJourneyStats (every
- * statement, no cache: what the first view after a change of plays costs) for information, and
- * getJourneyStats as the pages call it (cached per listen version) against the budget.
+ * period, on PGlite. Budget: p99 ≤ 50 ms. Two rows per period, both against the budget:
+ * computeJourneyStats (no cache: what the first view after a change of plays costs, read from the
+ * per-day and per-month rollups of migration 0026), and getJourneyStats as the pages call it
+ * (cached per listen version).
  *
  * The plays: one every 5 years / N seconds (about 550 a day at 1M, so every day has plays and
  * the streak walks are as long as they get), 2,000 artists with a skewed popularity (the index
@@ -74,13 +75,15 @@ export async function benchJourneyStats(): Promise<StepOutcome> {
     const generation = (performance.now() - started) / 1000;
     if (!data.reused) data.markGenerated();
     await timed("journey-stats", "VACUUM ANALYZE", () =>
-      handle.db.execute(sql`vacuum analyze listens`),
+      handle.db.execute(
+        sql`vacuum analyze listens, listen_days, listen_artists, listen_rollups, listen_rollup_names`,
+      ),
     );
     const rows: BudgetRow[] = [];
     const notes = [
       `PGlite on disk (a temp DATA_DIR); generation took ${generation.toFixed(1)} s, then VACUUM ANALYZE`,
       ...facts,
-      `"now" is ${NOW.toISOString()}; computed: up to 50 sequential calls per period (at most ${maxSeconds} s, at least 3) after 1 warm-up; as served: up to ${runs} calls (at most ${maxSeconds} s, at least 30) after 3 warm-up calls, the first of which fills the cache`,
+      `"now" is ${NOW.toISOString()}; computed: up to ${runs} sequential calls per period (at most ${maxSeconds} s, at least 3) after 1 warm-up; as served: up to ${runs} calls (at most ${maxSeconds} s, at least 30) after 3 warm-up calls, the first of which fills the cache`,
     ];
     for (const period of ["week", "month", "year", "all"] as const) {
       const { start, end } = resolvePeriod(new URLSearchParams({ period }), NOW);
@@ -90,7 +93,7 @@ export async function benchJourneyStats(): Promise<StepOutcome> {
       log(`journey-stats: ${period}, computed …`);
       const first = await compute();
       const cold = await timeCalls(compute, {
-        runs: Math.min(runs, 50),
+        runs,
         maxSeconds,
         minRuns: 3,
         warmRuns: 1,
@@ -99,8 +102,8 @@ export async function benchJourneyStats(): Promise<StepOutcome> {
         step: "journey-stats",
         metric: `p99 stats computed (no cache), ${label}`,
         measured: `${ms(percentile(cold, 99))} (p50 ${ms(percentile(cold, 50))}, n=${cold.length}, ${first.totals.plays.toLocaleString("en")} plays in the period)`,
-        budget: "—",
-        pass: null,
+        budget: `≤ ${BUDGET_MS} ms`,
+        pass: percentile(cold, 99) <= BUDGET_MS,
       });
       // As the page asks: from the cache while the plays are unchanged.
       const call = () => getJourneyStats({ userId: OWNER, start, end, now: NOW });

@@ -1,9 +1,10 @@
-import { and, asc, eq, isNull, notInArray, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, notInArray } from "drizzle-orm";
 import { z } from "zod";
 import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
-import { journeyChapters, listens } from "~/db/schema";
+import { journeyChapters } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
+import { monthlyArtistPlays } from "./rollups.server";
 
 /**
  * Chapters: periods where the person's taste shifted. Each month with at least
@@ -70,16 +71,10 @@ export function detectChapters(months: MonthCounts[]): DetectedChapter[] {
 }
 
 async function monthlyCounts(userId: string, hidden: string[]): Promise<MonthCounts[]> {
-  const rows = await cachedByListens(userId, ["months", [...hidden].sort()], async () => {
-    const result = await getDb().execute(sql`
-      select to_char(date_trunc('month', ${listens.listenedAt} at time zone 'UTC'), 'YYYY-MM') as month,
-        ${listens.artistKey} as key, count(*)::int as plays
-      from ${listens}
-      where ${listens.userId} = ${userId}
-        ${hidden.length > 0 ? sql`and ${listens.artistKey} not in (select jsonb_array_elements_text(${JSON.stringify(hidden)}::jsonb))` : sql``}
-      group by 1, 2`);
-    return (result as unknown as { rows: { month: string; key: string; plays: number }[] }).rows;
-  });
+  // From the monthly artist rollups: one row per month and artist, never the plays.
+  const rows = await cachedByListens(userId, ["months", [...hidden].sort()], () =>
+    monthlyArtistPlays({ userId, hidden }),
+  );
   const byMonth = new Map<string, Map<string, number>>();
   for (const r of rows) {
     const counts = byMonth.get(r.month) ?? new Map<string, number>();

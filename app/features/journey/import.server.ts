@@ -22,8 +22,13 @@ import { readImportBatches } from "./importers/worker.server";
 const STAGE_BATCH = 5000;
 /** Plays staged between two signs of life of a read (its `updated_at`). */
 const HEARTBEAT_PLAYS = STAGE_BATCH * 50;
-/** Plays copied into the history per transaction (one progress step). */
-const COPY_BATCH = 20000;
+/**
+ * Plays copied into the history per transaction (one progress step). The rollup triggers on
+ * `listens` (ADR 024) make a copied play cost ~0.3 ms on PGlite, whose one connection every
+ * request waits for while a batch runs, so a batch is a few seconds at most; smaller batches
+ * cost more per play (each rewrites the month and year rows it touches).
+ */
+const COPY_BATCH = 10000;
 /** An import not moved on for this long lost its process (a restart): another one takes it. */
 const STALLED_MS = 60 * 1000;
 /** A read of files that has not moved for this long was cut off with its request. */

@@ -2,6 +2,13 @@ import { type SQL, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
+import {
+  firstPlayDay,
+  isDayStart,
+  periodStats,
+  type RankedKey,
+  rollupPeriod,
+} from "./rollups.server";
 
 /** A play whose length the source did not say counts as this long (and the total says so). */
 export const ESTIMATED_PLAY_MS = 210_000;
@@ -214,8 +221,8 @@ export async function getPlayRange(options: {
  * tracks (grouped by their normalised keys, shown with the most common original name), totals,
  * plays over time, the listening clock, discoveries (artists first ever played in the period)
  * and streaks. `hiddenArtists` are left out of everything (pass the owner's hidden artists for
- * any viewer but the owner). A constant number of statements, each bounded by the period's rows
- * through the (user_id, listened_at) index.
+ * any viewer but the owner). Cached per listen version; computed from the rollups (one or two
+ * statements whose cost follows the period's days and months, not its plays).
  */
 export async function getJourneyStats(options: {
   userId: string;
@@ -238,8 +245,83 @@ export async function getJourneyStats(options: {
   );
 }
 
-/** getJourneyStats without the cache: every statement, every time (the bench's cold numbers). */
-export async function computeJourneyStats(options: {
+interface StatsOptions {
+  userId: string;
+  start: Date | null;
+  end: Date;
+  hiddenArtists?: string[];
+  now?: Date;
+}
+
+/**
+ * getJourneyStats without the cache (the bench's "computed" numbers): from the rollups
+ * (rollups.server.ts) for periods on day boundaries, which is every period the app asks for;
+ * from the plays themselves otherwise. Both give the same stats.
+ */
+export async function computeJourneyStats(options: StatsOptions): Promise<JourneyStats> {
+  if ((options.start && !isDayStart(options.start)) || !isDayStart(options.end)) {
+    return computeJourneyStatsFromPlays(options);
+  }
+  const { userId, end } = options;
+  const hidden = options.hiddenArtists ?? [];
+  const today = day(options.now ?? new Date());
+  const endDay = day(end);
+  let start = options.start;
+  if (!start) {
+    const first = await firstPlayDay({ userId, hidden });
+    start = first ? new Date(`${first}T00:00:00Z`) : new Date(end.getTime() - DAY_MS);
+  }
+  const startDay = day(start);
+  const bucket = bucketFor(daysBetween(startDay, endDay));
+  const period = rollupPeriod(start, end);
+  const { days, artists, albums, tracks, artistCount, discoveries } = await periodStats({
+    userId,
+    period,
+    bucket,
+    tomorrow: addDays(today, 1),
+    hidden,
+    limit: TOP_LIMIT,
+  });
+  const clock = Array.from({ length: 7 }, (_, weekday) =>
+    (days.clock[String(weekday)] ?? Array.from({ length: 24 }, () => 0)).map(Number),
+  );
+  const item = (r: RankedKey) => ({
+    key: `${r.artistKey}/${r.itemKey}`,
+    name: r.name,
+    artistName: r.artistName,
+    plays: r.plays,
+  });
+  return {
+    start: options.start ? startDay : days.days > 0 ? startDay : null,
+    end: endDay,
+    totals: {
+      plays: Number(days.plays),
+      listeningMs: Number(days.knownMs) + Number(days.estimated) * ESTIMATED_PLAY_MS,
+      estimatedPlays: Number(days.estimated),
+      artists: artistCount,
+    },
+    topArtists: artists.map((r) => ({ key: r.artistKey, name: r.name, plays: r.plays })),
+    topAlbums: albums.map(item),
+    topTracks: tracks.map(item),
+    overTime: {
+      bucket,
+      points: bucketStarts(startDay, endDay, bucket).map((b) => ({
+        start: b,
+        plays: Number(days.buckets[b] ?? 0),
+      })),
+    },
+    clock,
+    discoveries,
+    streaks: { longest: days.longest, current: days.current },
+  };
+}
+
+/**
+ * The same stats aggregated from every play of the period (seven statements and two walks over
+ * the (user_id, listened_at) index): for periods that do not start and end at midnight UTC, and
+ * the tests' reference for the rollups.
+ */
+export async function computeJourneyStatsFromPlays(options: {
   userId: string;
   start: Date | null;
   end: Date;

@@ -2,6 +2,7 @@ import { and, desc, gte, lt, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
+import { isDayStart, rollupPeriod, topKeys } from "./rollups.server";
 
 const DAY_MS = 86_400_000;
 /** How many of each person's top artists the match compares. */
@@ -42,7 +43,38 @@ export async function topArtistShares(options: {
   limit?: number;
 }): Promise<ArtistShare[]> {
   const hidden = options.hiddenArtists ?? [];
-  const rows = await getDb()
+  const limit = options.limit ?? TASTE_TOP_N;
+  const rows =
+    isDayStart(options.start) && isDayStart(options.end)
+      ? (
+          await topKeys({
+            userId: options.userId,
+            kind: "a",
+            period: rollupPeriod(options.start, options.end),
+            hidden,
+            limit,
+          })
+        ).map((r) => ({ key: r.artistKey, name: r.name, plays: r.plays }))
+      : await topArtistSharesFromPlays({ ...options, hidden, limit });
+  const total = rows.reduce((sum, r) => sum + Number(r.plays), 0);
+  return rows.map((r) => ({
+    key: r.key,
+    name: r.name,
+    plays: Number(r.plays),
+    share: total > 0 ? Number(r.plays) / total : 0,
+  }));
+}
+
+/** The same top artists from every play of the period (a period not on day boundaries). */
+export async function topArtistSharesFromPlays(options: {
+  userId: string;
+  start: Date;
+  end: Date;
+  hidden: string[];
+  limit: number;
+}): Promise<{ key: string; name: string; plays: number }[]> {
+  const { hidden } = options;
+  return getDb()
     .select({
       key: listens.artistKey,
       name: sql<string>`mode() within group (order by ${listens.artistName})`,
@@ -61,14 +93,7 @@ export async function topArtistShares(options: {
     )
     .groupBy(listens.artistKey)
     .orderBy(desc(sql`count(*)`), listens.artistKey)
-    .limit(options.limit ?? TASTE_TOP_N);
-  const total = rows.reduce((sum, r) => sum + Number(r.plays), 0);
-  return rows.map((r) => ({
-    key: r.key,
-    name: r.name,
-    plays: Number(r.plays),
-    share: total > 0 ? Number(r.plays) / total : 0,
-  }));
+    .limit(options.limit);
 }
 
 /**

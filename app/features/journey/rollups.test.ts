@@ -1,0 +1,391 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { getDb, rowsOf } from "~/db/client.server";
+import { listens, user } from "~/db/schema";
+import { createTestUser, type TestUser } from "../../../tests/support/factories";
+import { withTestDatabase } from "../../../tests/support/test-database";
+import { detectChapters } from "./chapters.server";
+import { artistKey, titleKey } from "./normalize";
+import { resolvePeriod } from "./period";
+import { monthlyArtistPlays, rollupPeriod, topKeys } from "./rollups.server";
+import { computeJourneyStats, computeJourneyStatsFromPlays } from "./stats.server";
+import { topArtistShares, topArtistSharesFromPlays } from "./taste.server";
+
+withTestDatabase();
+
+/**
+ * The rollups (migration 0026) must give the stats the plays give: a varied history (name
+ * variants of one key, albums missing, lengths missing, plays on the last and first second of
+ * days, months and years, a flat tail of rarely played tracks) is compared period by period with
+ * the play-level computation, before and after updates and deletes, with and without hidden
+ * artists; and the rollup tables are compared with a recount from the plays.
+ */
+
+/** A small deterministic generator (mulberry32), so a failure can be replayed. */
+function random(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Names that share a key: case, "The", accents, version suffixes. */
+const ARTISTS = [
+  ["Radiohead", "radiohead", "RADIOHEAD"],
+  ["The Cure", "Cure, The"],
+  ["Björk", "Bjork"],
+  ["Sigur Rós", "Sigur Ros"],
+  ["Portishead"],
+  ["Massive Attack"],
+  ["Low"],
+  ["Boards of Canada"],
+  ["Mogwai"],
+  ["Slowdive"],
+  ["Beach House"],
+  ["Hidden One"],
+];
+
+interface GeneratedPlay {
+  at: Date;
+  artist: string;
+  track: string;
+  release: string | null;
+  ms: number | null;
+}
+
+function generateHistory(count: number, seed: number): GeneratedPlay[] {
+  const next = random(seed);
+  const from = Date.parse("2023-11-20T00:00:00Z");
+  const span = Date.parse("2025-07-10T00:00:00Z") - from;
+  const plays: GeneratedPlay[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < count; i++) {
+    // Skewed artists, a flat tail of tracks (many keys per day and month).
+    const a = Math.floor(ARTISTS.length * next() ** 2);
+    const names = ARTISTS[a] as string[];
+    const artist = names[Math.floor(next() * names.length)] as string;
+    const t = next() < 0.6 ? Math.floor(next() * 4) : Math.floor(next() * 80);
+    const track = next() < 0.2 ? `Song ${a}.${t} - Remastered 2011` : `Song ${a}.${t}`;
+    const release =
+      next() < 0.15 ? null : `Album ${a}.${t % 3}${next() < 0.1 ? " (Deluxe Edition)" : ""}`;
+    let at: number;
+    const edge = next();
+    const day = Math.floor((from + next() * span) / 86_400_000) * 86_400_000;
+    if (edge < 0.05) at = day;
+    else if (edge < 0.1) at = day - 1000;
+    else at = from + Math.floor((next() * span) / 1000) * 1000;
+    const key = `${at}|${artistKey(artist)}|${titleKey(track)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    plays.push({
+      at: new Date(at),
+      artist,
+      track,
+      release,
+      ms: next() < 0.15 ? null : 30_000 + Math.floor(next() * 300_000),
+    });
+  }
+  // Month and year edges, to the second.
+  for (const at of [
+    "2024-12-31T23:59:59Z",
+    "2025-01-01T00:00:00Z",
+    "2024-02-29T23:59:59Z",
+    "2024-03-01T00:00:00Z",
+  ]) {
+    plays.push({
+      at: new Date(at),
+      artist: "Low",
+      track: "Words",
+      release: "I Could Live in Hope",
+      ms: null,
+    });
+  }
+  return plays;
+}
+
+async function insertPlays(userId: string, plays: GeneratedPlay[]) {
+  for (let i = 0; i < plays.length; i += 700) {
+    await getDb()
+      .insert(listens)
+      .values(
+        plays.slice(i, i + 700).map((p) => ({
+          userId,
+          listenedAt: p.at,
+          durationMs: p.ms,
+          artistName: p.artist,
+          trackName: p.track,
+          releaseName: p.release,
+          artistKey: artistKey(p.artist),
+          trackKey: titleKey(p.track),
+          releaseKey: p.release ? titleKey(p.release) : null,
+          source: "scrobble" as const,
+        })),
+      )
+      .onConflictDoNothing();
+  }
+}
+
+const NOWS = [new Date("2025-07-09T15:00:00Z"), new Date("2025-03-01T00:00:00Z")];
+const HIDDEN = [[], [artistKey("Hidden One")], [artistKey("Radiohead"), artistKey("Low")]];
+
+/** Periods as the app resolves them, and custom ones across months, a year and a single day. */
+function periods(now: Date): { start: Date | null; end: Date }[] {
+  const out: { start: Date | null; end: Date }[] = [];
+  for (const period of ["week", "month", "year", "all"]) {
+    const { start, end } = resolvePeriod(new URLSearchParams({ period }), now);
+    out.push({ start, end });
+  }
+  for (const [from, to] of [
+    ["2024-01-15", "2024-03-03"],
+    ["2024-02-01", "2024-02-29"],
+    ["2024-12-31", "2024-12-31"],
+    ["2023-11-01", "2025-02-14"],
+    ["2024-03-01", "2025-02-28"],
+    ["2022-01-01", "2022-02-01"],
+  ]) {
+    out.push({
+      start: new Date(`${from}T00:00:00Z`),
+      end: new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000),
+    });
+  }
+  return out;
+}
+
+async function expectSameStats(userId: string) {
+  for (const [n, now] of NOWS.entries()) {
+    // Every audience on the first day; the owner's and the busiest hidden set on the second.
+    for (const hiddenArtists of n === 0 ? HIDDEN : [HIDDEN[0] as string[], HIDDEN[2] as string[]]) {
+      for (const { start, end } of periods(now)) {
+        const options = { userId, start, end, hiddenArtists, now };
+        const fromRollups = await computeJourneyStats(options);
+        const fromPlays = await computeJourneyStatsFromPlays(options);
+        expect(fromRollups, JSON.stringify({ start, end, hiddenArtists, now })).toEqual(fromPlays);
+      }
+    }
+  }
+}
+
+/** The rollup tables against a recount from the plays: same rows, no row left at zero. */
+async function expectRollupsMatchPlays(userId: string) {
+  const db = getDb();
+  const compare = async (actual: string, expected: string) => {
+    const run = async (q: string) =>
+      rowsOf<Record<string, unknown>>(await db.execute(sql.raw(q)))
+        .map((r) => JSON.stringify(r))
+        .sort();
+    expect(await run(actual)).toEqual(await run(expected));
+  };
+  const u = `'${userId}'`;
+  await compare(
+    `select day::text, plays, known_ms::text, estimated, array[${Array.from({ length: 24 }, (_, h) => `h${h}`).join(", ")}] as hours from listen_days where user_id = ${u}`,
+    `select day::text, count(*)::int as plays, coalesce(sum(duration_ms), 0)::bigint::text as known_ms,
+       count(*) filter (where duration_ms is null)::int as estimated,
+       array[${Array.from({ length: 24 }, (_, h) => `count(*) filter (where hour = ${h})::int`).join(", ")}] as hours
+     from (select *, (listened_at at time zone 'UTC')::date as day,
+         extract(hour from listened_at at time zone 'UTC')::int as hour
+       from listens where user_id = ${u}) l
+     group by day`,
+  );
+  await compare(
+    `select artist_key, first_at::text, last_at::text from listen_artists where user_id = ${u}`,
+    `select artist_key, min(listened_at)::text as first_at, max(listened_at)::text as last_at
+     from listens where user_id = ${u} group by 1`,
+  );
+  const expanded = `select k.kind, s.span,
+      case s.span when 'd' then (l.listened_at at time zone 'UTC')::date
+        when 'm' then date_trunc('month', l.listened_at at time zone 'UTC')::date
+        else date_trunc('year', l.listened_at at time zone 'UTC')::date end as unit,
+      l.artist_key,
+      case k.kind when 'a' then '' when 'r' then l.release_key else l.track_key end as item_key,
+      case k.kind when 'a' then l.artist_name when 'r' then l.release_name else l.track_name end as name,
+      case k.kind when 'a' then '' else l.artist_name end as artist_name
+    from listens l cross join (values ('a'), ('r'), ('t')) k(kind) cross join (values ('d'), ('m'), ('y')) s(span)
+    where l.user_id = ${u} and (k.kind <> 'r' or l.release_key is not null)`;
+  await compare(
+    `select kind, span, unit::text, artist_key, item_key, plays from listen_rollups where user_id = ${u}`,
+    `select kind, span, unit::text, artist_key, item_key, count(*)::int as plays from (${expanded}) x group by 1, 2, 3, 4, 5`,
+  );
+  await compare(
+    `select kind, span, unit::text, artist_key, item_key, name, artist_name, plays from listen_rollup_names where user_id = ${u}`,
+    `select kind, span, unit::text, artist_key, item_key, name, artist_name, count(*)::int as plays from (${expanded}) x group by 1, 2, 3, 4, 5, 6, 7`,
+  );
+}
+
+let owner: TestUser;
+let plays: GeneratedPlay[];
+beforeAll(async () => {
+  owner = await createTestUser();
+  plays = generateHistory(2500, 15);
+  await insertPlays(owner.id, plays);
+});
+
+// The comparisons run the play-level computation some fifty times each: minutes on a busy machine.
+describe("journey stats from the rollups", { timeout: 180_000 }, () => {
+  it("are the stats of the plays for every period, audience and day", async () => {
+    await expectRollupsMatchPlays(owner.id);
+    await expectSameStats(owner.id);
+  });
+
+  it("follow updates of plays: renamed artists, plays moved across days and months", async () => {
+    const db = getDb();
+    // Another artist's name and key for some plays of one artist.
+    await db
+      .update(listens)
+      .set({ artistName: "Mogwai", artistKey: artistKey("Mogwai") })
+      .where(
+        and(
+          eq(listens.userId, owner.id),
+          eq(listens.artistKey, artistKey("Slowdive")),
+          sql`${listens.id} % 2 = 0`,
+        ),
+      );
+    // Plays moved by a day and a half (across days, some across months), without colliding.
+    await db.execute(sql`update ${listens} set listened_at = listened_at + interval '36 hours 17 seconds'
+      where user_id = ${owner.id} and id % 7 = 0`);
+    await db.execute(sql`update ${listens} set duration_ms = null, release_name = null, release_key = null
+      where user_id = ${owner.id} and id % 11 = 0`);
+    await expectRollupsMatchPlays(owner.id);
+    await expectSameStats(owner.id);
+  });
+
+  it("follow deletes: some plays, every play of an artist, an earlier first play", async () => {
+    const db = getDb();
+    await db.execute(sql`delete from ${listens} where user_id = ${owner.id} and id % 5 = 0`);
+    // The artist's first play goes, then all of them: the discovery moves, then disappears.
+    const [first] = rowsOf<{ id: number }>(
+      await db.execute(sql`select id from ${listens} where user_id = ${owner.id}
+        and artist_key = ${artistKey("Beach House")} order by listened_at limit 1`),
+    );
+    await db.delete(listens).where(eq(listens.id, Number(first?.id)));
+    await expectRollupsMatchPlays(owner.id);
+    await db
+      .delete(listens)
+      .where(and(eq(listens.userId, owner.id), eq(listens.artistKey, artistKey("Mogwai"))));
+    await insertPlays(owner.id, [
+      {
+        at: new Date("2023-01-01T00:00:00Z"),
+        artist: "Low",
+        track: "Words",
+        release: null,
+        ms: null,
+      },
+    ]);
+    await expectRollupsMatchPlays(owner.id);
+    await expectSameStats(owner.id);
+  });
+
+  it("are kept when the importer writes with the row triggers off", async (context) => {
+    const db = getDb();
+    const [role] = rowsOf<{ superuser: string }>(
+      await db.execute(sql`select current_setting('is_superuser') as superuser`),
+    );
+    if (role?.superuser !== "on") context.skip();
+    const person = await createTestUser();
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx.insert(listens).values(
+        generateHistory(300, 7).map((p) => ({
+          userId: person.id,
+          listenedAt: p.at,
+          durationMs: p.ms,
+          artistName: p.artist,
+          trackName: p.track,
+          releaseName: p.release,
+          artistKey: artistKey(p.artist),
+          trackKey: titleKey(p.track),
+          releaseKey: p.release ? titleKey(p.release) : null,
+          source: "lastfm" as const,
+        })),
+      );
+    });
+    await expectRollupsMatchPlays(person.id);
+  });
+
+  it("find the top lists however deep the search must go, and by summing when too deep", async () => {
+    const period = rollupPeriod(new Date("2023-11-01T00:00:00Z"), new Date("2025-07-10T00:00:00Z"));
+    for (const kind of ["a", "r", "t"] as const) {
+      const exact = await topKeys({
+        userId: owner.id,
+        kind,
+        period,
+        hidden: [],
+        limit: 10,
+        depths: { first: 1000, max: 1000 },
+      });
+      for (const depths of [
+        { first: 1, max: 4 },
+        { first: 2, max: 2 },
+        { first: 1, max: 1 },
+      ]) {
+        expect(
+          await topKeys({ userId: owner.id, kind, period, hidden: [], limit: 10, depths }),
+        ).toEqual(exact);
+      }
+    }
+  });
+
+  it("give the taste match's shares and the chapters' months as the plays do", async () => {
+    const { start, end } = resolvePeriod(new URLSearchParams({ period: "year" }), NOWS[0] as Date);
+    const hidden = [artistKey("Hidden One")];
+    const shares = await topArtistShares({
+      userId: owner.id,
+      start: start as Date,
+      end,
+      hiddenArtists: hidden,
+    });
+    const fromPlays = await topArtistSharesFromPlays({
+      userId: owner.id,
+      start: start as Date,
+      end,
+      hidden,
+      limit: 50,
+    });
+    const total = fromPlays.reduce((s, r) => s + r.plays, 0);
+    expect(shares).toEqual(fromPlays.map((r) => ({ ...r, share: r.plays / total })));
+    const months = rowsOf<{ month: string; key: string; plays: number }>(
+      await getDb().execute(sql`select to_char(date_trunc('month', listened_at at time zone 'UTC'), 'YYYY-MM') as month,
+          artist_key as key, count(*)::int as plays from ${listens}
+        where user_id = ${owner.id} and artist_key <> ${hidden[0]} group by 1, 2`),
+    );
+    const byMonth = (rows: { month: string; key: string; plays: number }[]) =>
+      detectChapters(
+        [...new Set(rows.map((r) => r.month))].map((month) => ({
+          month,
+          counts: new Map(rows.filter((r) => r.month === month).map((r) => [r.key, r.plays])),
+        })),
+      );
+    const rolled = await monthlyArtistPlays({ userId: owner.id, hidden });
+    expect(rolled.map((r) => JSON.stringify(r)).sort()).toEqual(
+      months.map((r) => JSON.stringify(r)).sort(),
+    );
+    expect(byMonth(rolled)).toEqual(byMonth(months));
+  });
+
+  it("leave nothing behind when the person is deleted", async () => {
+    const person = await createTestUser();
+    await insertPlays(person.id, generateHistory(50, 3));
+    await getDb().delete(user).where(eq(user.id, person.id));
+    for (const table of [
+      "listen_days",
+      "listen_artists",
+      "listen_rollups",
+      "listen_rollup_names",
+    ]) {
+      const rows = rowsOf(
+        await getDb().execute(
+          sql`select 1 from ${sql.identifier(table)} where user_id = ${person.id}`,
+        ),
+      );
+      expect(rows, table).toEqual([]);
+    }
+    expect(
+      await getDb()
+        .select()
+        .from(listens)
+        .where(inArray(listens.userId, [person.id])),
+    ).toEqual([]);
+  });
+});
