@@ -68,34 +68,55 @@ CREATE INDEX "listen_artists_user_last_idx" ON "listen_artists" USING btree ("us
 CREATE INDEX "listen_rollups_top_idx" ON "listen_rollups" USING btree ("user_id","kind","span","unit","plays" DESC NULLS LAST);--> statement-breakpoint
 -- Written by hand (drizzle-kit does not model triggers): the journey's rollups follow every
 -- statement that adds, changes or removes plays, whoever runs it. Statement-level triggers with
--- transition tables aggregate the statement's rows once (one grouped upsert per rollup table),
--- so an import's 20,000-play batch costs a few grouped statements, not a trigger per play. They
--- are enabled ALWAYS: the importer's batches run with session_replication_role = replica, which
--- skips ordinary triggers. People being deleted (the cascade from "user") lose their rollups.
-CREATE FUNCTION "listens_rollups_insert"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- transition tables hand the statement's rows to listens_rollups_apply, which aggregates them
+-- once (one grouped upsert per rollup table), so an import's batch costs a few grouped
+-- statements, not a trigger per play. They are enabled ALWAYS: the importer's batches run with
+-- session_replication_role = replica, which skips ordinary triggers. People being deleted (the
+-- cascade from "user") lose their rollups.
+--
+-- A set of plays as signed deltas per (person, UTC day and hour, keys, names as written): the
+-- removed plays count -1 each, the added ones +1.
+CREATE FUNCTION "listens_rollup_deltas"(p_removed "listens"[], p_added "listens"[])
+RETURNS TABLE (user_id text, day date, hour integer, artist_key text, release_key text,
+  track_key text, artist_name text, release_name text, track_name text, n integer,
+  known_ms bigint, est integer)
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date,
+    extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int,
+    d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
+    sum(d.sign)::int, sum(d.sign * d.duration_ms::bigint),
+    (sum(d.sign) FILTER (WHERE d.duration_ms IS NULL))::int
+  FROM (SELECT r.*, -1 AS sign FROM unnest(p_removed) r
+    UNION ALL SELECT a.*, 1 AS sign FROM unnest(p_added) a) d
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+$$;--> statement-breakpoint
+-- The same deltas as rollup rows: per kind (artist, release, track), span (day, month, year) and
+-- unit, with the names as written; keys whose plays did not change are left out.
+CREATE FUNCTION "listens_rollup_units"(p_removed "listens"[], p_added "listens"[])
+RETURNS TABLE (user_id text, kind text, span text, unit date, artist_key text, item_key text,
+  name text, artist_name text, n integer)
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT g.user_id, k.kind, s.span,
+    CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
+      ELSE date_trunc('year', g.day::timestamp)::date END,
+    g.artist_key,
+    CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END,
+    CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END,
+    CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END,
+    sum(g.n)::int
+  FROM listens_rollup_deltas(p_removed, p_added) g
+    CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
+  WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+  HAVING sum(g.n) <> 0
+$$;--> statement-breakpoint
+-- Applies removed and added plays to every rollup table. Rows that reach zero plays are removed,
+-- and the first and last plays of the artists of removed plays are read again from the plays.
+CREATE FUNCTION "listens_rollups_apply"(p_removed "listens"[], p_added "listens"[])
+RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT n.user_id, n.listened_at, n.duration_ms, n.artist_name, n.track_name, n.release_name, n.artist_key, n.track_key, n.release_key, 1 AS sign FROM new_rows n) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  ),
-  x AS (
-    SELECT g.user_id, k.kind, s.span,
-      CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
-        ELSE date_trunc('year', g.day::timestamp)::date END AS unit,
-      g.artist_key,
-      CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END AS item_key,
-      CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END AS name,
-      CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END AS artist_name,
-      sum(g.n)::int AS n
-    FROM g CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
-    WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    HAVING sum(g.n) <> 0
-  ),
+  WITH g AS (SELECT * FROM listens_rollup_deltas(p_removed, p_added)),
+  x AS (SELECT * FROM listens_rollup_units(p_removed, p_added)),
   days AS (
     INSERT INTO "listen_days" AS t ("user_id", "day", "plays", "known_ms", "estimated", "h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15", "h16", "h17", "h18", "h19", "h20", "h21", "h22", "h23")
     SELECT g.user_id, g.day, sum(g.n)::int, coalesce(sum(g.known_ms), 0)::bigint,
@@ -165,342 +186,57 @@ BEGIN
   SELECT x.user_id, x.kind, x.artist_key, x.item_key, x.span, x.unit, x.name, x.artist_name, x.n FROM x
   ON CONFLICT ("user_id", "kind", "artist_key", "item_key", "span", "unit", "name", "artist_name") DO UPDATE SET
     "plays" = t."plays" + excluded."plays";
-  INSERT INTO "listen_artists" AS t ("user_id", "artist_key", "first_at", "last_at")
-    SELECT n.user_id, n.artist_key, min(n.listened_at), max(n.listened_at) FROM new_rows n GROUP BY 1, 2
-    ON CONFLICT ("user_id", "artist_key") DO UPDATE SET
-      "first_at" = least(t."first_at", excluded."first_at"),
-      "last_at" = greatest(t."last_at", excluded."last_at")
-    WHERE excluded."first_at" < t."first_at" OR excluded."last_at" > t."last_at";
-  RETURN NULL;
-END $$;--> statement-breakpoint
-CREATE FUNCTION "listens_rollups_delete"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT o.user_id, o.listened_at, o.duration_ms, o.artist_name, o.track_name, o.release_name, o.artist_key, o.track_key, o.release_key, -1 AS sign FROM old_rows o WHERE EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id)) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  ),
-  x AS (
-    SELECT g.user_id, k.kind, s.span,
-      CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
-        ELSE date_trunc('year', g.day::timestamp)::date END AS unit,
-      g.artist_key,
-      CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END AS item_key,
-      CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END AS name,
-      CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END AS artist_name,
-      sum(g.n)::int AS n
-    FROM g CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
-    WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    HAVING sum(g.n) <> 0
-  ),
-  days AS (
-    INSERT INTO "listen_days" AS t ("user_id", "day", "plays", "known_ms", "estimated", "h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15", "h16", "h17", "h18", "h19", "h20", "h21", "h22", "h23")
-    SELECT g.user_id, g.day, sum(g.n)::int, coalesce(sum(g.known_ms), 0)::bigint,
-      coalesce(sum(g.est), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 0), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 1), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 2), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 3), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 4), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 5), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 6), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 7), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 8), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 9), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 10), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 11), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 12), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 13), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 14), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 15), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 16), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 17), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 18), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 19), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 20), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 21), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 22), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 23), 0)::int
-    FROM g GROUP BY g.user_id, g.day
-    ON CONFLICT ("user_id", "day") DO UPDATE SET
-      "plays" = t."plays" + excluded."plays",
-      "known_ms" = t."known_ms" + excluded."known_ms",
-      "estimated" = t."estimated" + excluded."estimated",
-      "h0" = t."h0" + excluded."h0",
-      "h1" = t."h1" + excluded."h1",
-      "h2" = t."h2" + excluded."h2",
-      "h3" = t."h3" + excluded."h3",
-      "h4" = t."h4" + excluded."h4",
-      "h5" = t."h5" + excluded."h5",
-      "h6" = t."h6" + excluded."h6",
-      "h7" = t."h7" + excluded."h7",
-      "h8" = t."h8" + excluded."h8",
-      "h9" = t."h9" + excluded."h9",
-      "h10" = t."h10" + excluded."h10",
-      "h11" = t."h11" + excluded."h11",
-      "h12" = t."h12" + excluded."h12",
-      "h13" = t."h13" + excluded."h13",
-      "h14" = t."h14" + excluded."h14",
-      "h15" = t."h15" + excluded."h15",
-      "h16" = t."h16" + excluded."h16",
-      "h17" = t."h17" + excluded."h17",
-      "h18" = t."h18" + excluded."h18",
-      "h19" = t."h19" + excluded."h19",
-      "h20" = t."h20" + excluded."h20",
-      "h21" = t."h21" + excluded."h21",
-      "h22" = t."h22" + excluded."h22",
-      "h23" = t."h23" + excluded."h23"
-  ),
-  counts AS (
-    INSERT INTO "listen_rollups" AS t ("user_id", "kind", "span", "unit", "artist_key", "item_key", "plays")
-    SELECT x.user_id, x.kind, x.span, x.unit, x.artist_key, x.item_key, sum(x.n)::int
-    FROM x GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(x.n) <> 0
-    ON CONFLICT ("user_id", "kind", "span", "unit", "artist_key", "item_key") DO UPDATE SET
-      "plays" = t."plays" + excluded."plays"
-  )
-  INSERT INTO "listen_rollup_names" AS t ("user_id", "kind", "artist_key", "item_key", "span", "unit", "name", "artist_name", "plays")
-  SELECT x.user_id, x.kind, x.artist_key, x.item_key, x.span, x.unit, x.name, x.artist_name, x.n FROM x
-  ON CONFLICT ("user_id", "kind", "artist_key", "item_key", "span", "unit", "name", "artist_name") DO UPDATE SET
-    "plays" = t."plays" + excluded."plays";
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT o.user_id, o.listened_at, o.duration_ms, o.artist_name, o.track_name, o.release_name, o.artist_key, o.track_key, o.release_key, -1 AS sign FROM old_rows o WHERE EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id)) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  )
-  DELETE FROM "listen_days" t USING (SELECT DISTINCT user_id, day FROM g) k
+  IF cardinality(p_removed) = 0 THEN
+    INSERT INTO "listen_artists" AS t ("user_id", "artist_key", "first_at", "last_at")
+      SELECT a.user_id, a.artist_key, min(a.listened_at), max(a.listened_at) FROM unnest(p_added) a GROUP BY 1, 2
+      ON CONFLICT ("user_id", "artist_key") DO UPDATE SET
+        "first_at" = least(t."first_at", excluded."first_at"),
+        "last_at" = greatest(t."last_at", excluded."last_at")
+      WHERE excluded."first_at" < t."first_at" OR excluded."last_at" > t."last_at";
+    RETURN;
+  END IF;
+  DELETE FROM "listen_days" t USING (SELECT DISTINCT g.user_id, g.day FROM listens_rollup_deltas(p_removed, p_added) g) k
   WHERE t."user_id" = k.user_id AND t."day" = k.day AND t."plays" = 0;
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT o.user_id, o.listened_at, o.duration_ms, o.artist_name, o.track_name, o.release_name, o.artist_key, o.track_key, o.release_key, -1 AS sign FROM old_rows o WHERE EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id)) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  ), x AS (
-    SELECT g.user_id, k.kind, s.span,
-      CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
-        ELSE date_trunc('year', g.day::timestamp)::date END AS unit,
-      g.artist_key,
-      CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END AS item_key,
-      CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END AS name,
-      CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END AS artist_name,
-      sum(g.n)::int AS n
-    FROM g CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
-    WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    HAVING sum(g.n) <> 0
-  )
-  DELETE FROM "listen_rollups" t USING (SELECT DISTINCT x.user_id, x.kind, x.span, x.unit, x.artist_key, x.item_key FROM x) k
+  DELETE FROM "listen_rollups" t USING (SELECT DISTINCT x.user_id, x.kind, x.span, x.unit, x.artist_key, x.item_key FROM listens_rollup_units(p_removed, p_added) x) k
   WHERE t."user_id" = k.user_id AND t."kind" = k.kind AND t."span" = k.span AND t."unit" = k.unit
     AND t."artist_key" = k.artist_key AND t."item_key" = k.item_key AND t."plays" = 0;
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT o.user_id, o.listened_at, o.duration_ms, o.artist_name, o.track_name, o.release_name, o.artist_key, o.track_key, o.release_key, -1 AS sign FROM old_rows o WHERE EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id)) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  ), x AS (
-    SELECT g.user_id, k.kind, s.span,
-      CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
-        ELSE date_trunc('year', g.day::timestamp)::date END AS unit,
-      g.artist_key,
-      CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END AS item_key,
-      CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END AS name,
-      CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END AS artist_name,
-      sum(g.n)::int AS n
-    FROM g CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
-    WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    HAVING sum(g.n) <> 0
-  )
-  DELETE FROM "listen_rollup_names" t USING (SELECT x.user_id, x.kind, x.artist_key, x.item_key, x.span, x.unit, x.name, x.artist_name FROM x) k
+  DELETE FROM "listen_rollup_names" t USING listens_rollup_units(p_removed, p_added) k
   WHERE t."user_id" = k.user_id AND t."kind" = k.kind AND t."artist_key" = k.artist_key
     AND t."item_key" = k.item_key AND t."span" = k.span AND t."unit" = k.unit AND t."name" = k.name
     AND t."artist_name" = k.artist_name AND t."plays" = 0;
-  DELETE FROM "listen_artists" f USING (SELECT DISTINCT o.user_id, o.artist_key FROM old_rows o WHERE EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id)) k
+  DELETE FROM "listen_artists" f USING (SELECT r.user_id, r.artist_key FROM unnest(p_removed) r
+      UNION SELECT a.user_id, a.artist_key FROM unnest(p_added) a) k
     WHERE f."user_id" = k.user_id AND f."artist_key" = k.artist_key;
   INSERT INTO "listen_artists" ("user_id", "artist_key", "first_at", "last_at")
-    SELECT k.user_id, k.artist_key, m.first_at, m.last_at FROM (SELECT DISTINCT o.user_id, o.artist_key FROM old_rows o WHERE EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id)) k
+    SELECT k.user_id, k.artist_key, m.first_at, m.last_at FROM (SELECT r.user_id, r.artist_key FROM unnest(p_removed) r
+      UNION SELECT a.user_id, a.artist_key FROM unnest(p_added) a) k
     CROSS JOIN LATERAL (SELECT min(l."listened_at") AS first_at, max(l."listened_at") AS last_at
       FROM "listens" l WHERE l."user_id" = k.user_id AND l."artist_key" = k.artist_key) m
     WHERE m.first_at IS NOT NULL;
-  DELETE FROM "listen_days" WHERE "user_id" IN (SELECT DISTINCT o.user_id FROM old_rows o
-    WHERE NOT EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id));
-  DELETE FROM "listen_artists" WHERE "user_id" IN (SELECT DISTINCT o.user_id FROM old_rows o
-    WHERE NOT EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id));
-  DELETE FROM "listen_rollups" WHERE "user_id" IN (SELECT DISTINCT o.user_id FROM old_rows o
-    WHERE NOT EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id));
-  DELETE FROM "listen_rollup_names" WHERE "user_id" IN (SELECT DISTINCT o.user_id FROM old_rows o
-    WHERE NOT EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id));
+END $$;--> statement-breakpoint
+CREATE FUNCTION "listens_rollups_insert"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM listens_rollups_apply('{}'::"listens"[], array(SELECT n::"listens" FROM new_rows n));
   RETURN NULL;
 END $$;--> statement-breakpoint
 CREATE FUNCTION "listens_rollups_update"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT o.user_id, o.listened_at, o.duration_ms, o.artist_name, o.track_name, o.release_name, o.artist_key, o.track_key, o.release_key, -1 AS sign FROM old_rows o UNION ALL SELECT n.user_id, n.listened_at, n.duration_ms, n.artist_name, n.track_name, n.release_name, n.artist_key, n.track_key, n.release_key, 1 AS sign FROM new_rows n) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  ),
-  x AS (
-    SELECT g.user_id, k.kind, s.span,
-      CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
-        ELSE date_trunc('year', g.day::timestamp)::date END AS unit,
-      g.artist_key,
-      CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END AS item_key,
-      CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END AS name,
-      CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END AS artist_name,
-      sum(g.n)::int AS n
-    FROM g CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
-    WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    HAVING sum(g.n) <> 0
-  ),
-  days AS (
-    INSERT INTO "listen_days" AS t ("user_id", "day", "plays", "known_ms", "estimated", "h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15", "h16", "h17", "h18", "h19", "h20", "h21", "h22", "h23")
-    SELECT g.user_id, g.day, sum(g.n)::int, coalesce(sum(g.known_ms), 0)::bigint,
-      coalesce(sum(g.est), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 0), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 1), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 2), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 3), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 4), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 5), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 6), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 7), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 8), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 9), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 10), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 11), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 12), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 13), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 14), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 15), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 16), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 17), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 18), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 19), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 20), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 21), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 22), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 23), 0)::int
-    FROM g GROUP BY g.user_id, g.day
-    ON CONFLICT ("user_id", "day") DO UPDATE SET
-      "plays" = t."plays" + excluded."plays",
-      "known_ms" = t."known_ms" + excluded."known_ms",
-      "estimated" = t."estimated" + excluded."estimated",
-      "h0" = t."h0" + excluded."h0",
-      "h1" = t."h1" + excluded."h1",
-      "h2" = t."h2" + excluded."h2",
-      "h3" = t."h3" + excluded."h3",
-      "h4" = t."h4" + excluded."h4",
-      "h5" = t."h5" + excluded."h5",
-      "h6" = t."h6" + excluded."h6",
-      "h7" = t."h7" + excluded."h7",
-      "h8" = t."h8" + excluded."h8",
-      "h9" = t."h9" + excluded."h9",
-      "h10" = t."h10" + excluded."h10",
-      "h11" = t."h11" + excluded."h11",
-      "h12" = t."h12" + excluded."h12",
-      "h13" = t."h13" + excluded."h13",
-      "h14" = t."h14" + excluded."h14",
-      "h15" = t."h15" + excluded."h15",
-      "h16" = t."h16" + excluded."h16",
-      "h17" = t."h17" + excluded."h17",
-      "h18" = t."h18" + excluded."h18",
-      "h19" = t."h19" + excluded."h19",
-      "h20" = t."h20" + excluded."h20",
-      "h21" = t."h21" + excluded."h21",
-      "h22" = t."h22" + excluded."h22",
-      "h23" = t."h23" + excluded."h23"
-  ),
-  counts AS (
-    INSERT INTO "listen_rollups" AS t ("user_id", "kind", "span", "unit", "artist_key", "item_key", "plays")
-    SELECT x.user_id, x.kind, x.span, x.unit, x.artist_key, x.item_key, sum(x.n)::int
-    FROM x GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(x.n) <> 0
-    ON CONFLICT ("user_id", "kind", "span", "unit", "artist_key", "item_key") DO UPDATE SET
-      "plays" = t."plays" + excluded."plays"
-  )
-  INSERT INTO "listen_rollup_names" AS t ("user_id", "kind", "artist_key", "item_key", "span", "unit", "name", "artist_name", "plays")
-  SELECT x.user_id, x.kind, x.artist_key, x.item_key, x.span, x.unit, x.name, x.artist_name, x.n FROM x
-  ON CONFLICT ("user_id", "kind", "artist_key", "item_key", "span", "unit", "name", "artist_name") DO UPDATE SET
-    "plays" = t."plays" + excluded."plays";
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT o.user_id, o.listened_at, o.duration_ms, o.artist_name, o.track_name, o.release_name, o.artist_key, o.track_key, o.release_key, -1 AS sign FROM old_rows o UNION ALL SELECT n.user_id, n.listened_at, n.duration_ms, n.artist_name, n.track_name, n.release_name, n.artist_key, n.track_key, n.release_key, 1 AS sign FROM new_rows n) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  )
-  DELETE FROM "listen_days" t USING (SELECT DISTINCT user_id, day FROM g) k
-  WHERE t."user_id" = k.user_id AND t."day" = k.day AND t."plays" = 0;
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT o.user_id, o.listened_at, o.duration_ms, o.artist_name, o.track_name, o.release_name, o.artist_key, o.track_key, o.release_key, -1 AS sign FROM old_rows o UNION ALL SELECT n.user_id, n.listened_at, n.duration_ms, n.artist_name, n.track_name, n.release_name, n.artist_key, n.track_key, n.release_key, 1 AS sign FROM new_rows n) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  ), x AS (
-    SELECT g.user_id, k.kind, s.span,
-      CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
-        ELSE date_trunc('year', g.day::timestamp)::date END AS unit,
-      g.artist_key,
-      CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END AS item_key,
-      CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END AS name,
-      CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END AS artist_name,
-      sum(g.n)::int AS n
-    FROM g CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
-    WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    HAVING sum(g.n) <> 0
-  )
-  DELETE FROM "listen_rollups" t USING (SELECT DISTINCT x.user_id, x.kind, x.span, x.unit, x.artist_key, x.item_key FROM x) k
-  WHERE t."user_id" = k.user_id AND t."kind" = k.kind AND t."span" = k.span AND t."unit" = k.unit
-    AND t."artist_key" = k.artist_key AND t."item_key" = k.item_key AND t."plays" = 0;
-  WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT o.user_id, o.listened_at, o.duration_ms, o.artist_name, o.track_name, o.release_name, o.artist_key, o.track_key, o.release_key, -1 AS sign FROM old_rows o UNION ALL SELECT n.user_id, n.listened_at, n.duration_ms, n.artist_name, n.track_name, n.release_name, n.artist_key, n.track_key, n.release_key, 1 AS sign FROM new_rows n) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  ), x AS (
-    SELECT g.user_id, k.kind, s.span,
-      CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
-        ELSE date_trunc('year', g.day::timestamp)::date END AS unit,
-      g.artist_key,
-      CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END AS item_key,
-      CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END AS name,
-      CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END AS artist_name,
-      sum(g.n)::int AS n
-    FROM g CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
-    WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    HAVING sum(g.n) <> 0
-  )
-  DELETE FROM "listen_rollup_names" t USING (SELECT x.user_id, x.kind, x.artist_key, x.item_key, x.span, x.unit, x.name, x.artist_name FROM x) k
-  WHERE t."user_id" = k.user_id AND t."kind" = k.kind AND t."artist_key" = k.artist_key
-    AND t."item_key" = k.item_key AND t."span" = k.span AND t."unit" = k.unit AND t."name" = k.name
-    AND t."artist_name" = k.artist_name AND t."plays" = 0;
-  DELETE FROM "listen_artists" f USING (SELECT o.user_id, o.artist_key FROM old_rows o UNION SELECT n.user_id, n.artist_key FROM new_rows n) k
-    WHERE f."user_id" = k.user_id AND f."artist_key" = k.artist_key;
-  INSERT INTO "listen_artists" ("user_id", "artist_key", "first_at", "last_at")
-    SELECT k.user_id, k.artist_key, m.first_at, m.last_at FROM (SELECT o.user_id, o.artist_key FROM old_rows o UNION SELECT n.user_id, n.artist_key FROM new_rows n) k
-    CROSS JOIN LATERAL (SELECT min(l."listened_at") AS first_at, max(l."listened_at") AS last_at
-      FROM "listens" l WHERE l."user_id" = k.user_id AND l."artist_key" = k.artist_key) m
-    WHERE m.first_at IS NOT NULL;
+  PERFORM listens_rollups_apply(array(SELECT o::"listens" FROM old_rows o), array(SELECT n::"listens" FROM new_rows n));
+  RETURN NULL;
+END $$;--> statement-breakpoint
+-- The plays of people still there are taken out; the rollups of people being deleted go whole.
+CREATE FUNCTION "listens_rollups_delete"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_gone text[] := array(SELECT DISTINCT o.user_id FROM old_rows o
+    WHERE NOT EXISTS (SELECT 1 FROM "user" u WHERE u."id" = o.user_id));
+BEGIN
+  PERFORM listens_rollups_apply(array(SELECT o::"listens" FROM old_rows o WHERE o.user_id <> ALL (v_gone)), '{}'::"listens"[]);
+  IF cardinality(v_gone) > 0 THEN
+    DELETE FROM "listen_days" WHERE "user_id" = ANY (v_gone);
+    DELETE FROM "listen_artists" WHERE "user_id" = ANY (v_gone);
+    DELETE FROM "listen_rollups" WHERE "user_id" = ANY (v_gone);
+    DELETE FROM "listen_rollup_names" WHERE "user_id" = ANY (v_gone);
+  END IF;
   RETURN NULL;
 END $$;--> statement-breakpoint
 CREATE TRIGGER "listens_rollups_insert" AFTER INSERT ON "listens"
@@ -512,100 +248,18 @@ CREATE TRIGGER "listens_rollups_delete" AFTER DELETE ON "listens"
 ALTER TABLE "listens" ENABLE ALWAYS TRIGGER "listens_rollups_insert";--> statement-breakpoint
 ALTER TABLE "listens" ENABLE ALWAYS TRIGGER "listens_rollups_update";--> statement-breakpoint
 ALTER TABLE "listens" ENABLE ALWAYS TRIGGER "listens_rollups_delete";--> statement-breakpoint
--- The plays already there.
-WITH g AS (
-    SELECT d.user_id, (d.listened_at AT TIME ZONE 'UTC')::date AS day,
-      extract(hour FROM d.listened_at AT TIME ZONE 'UTC')::int AS hour,
-      d.artist_key, d.release_key, d.track_key, d.artist_name, d.release_name, d.track_name,
-      sum(d.sign)::int AS n, sum(d.sign * d.duration_ms::bigint) AS known_ms,
-      sum(d.sign) FILTER (WHERE d.duration_ms IS NULL) AS est
-    FROM (SELECT l.user_id, l.listened_at, l.duration_ms, l.artist_name, l.track_name, l.release_name, l.artist_key, l.track_key, l.release_key, 1 AS sign FROM "listens" l) d GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-  ),
-  x AS (
-    SELECT g.user_id, k.kind, s.span,
-      CASE s.span WHEN 'd' THEN g.day WHEN 'm' THEN date_trunc('month', g.day::timestamp)::date
-        ELSE date_trunc('year', g.day::timestamp)::date END AS unit,
-      g.artist_key,
-      CASE k.kind WHEN 'a' THEN '' WHEN 'r' THEN g.release_key ELSE g.track_key END AS item_key,
-      CASE k.kind WHEN 'a' THEN g.artist_name WHEN 'r' THEN coalesce(g.release_name, '') ELSE g.track_name END AS name,
-      CASE k.kind WHEN 'a' THEN '' ELSE g.artist_name END AS artist_name,
-      sum(g.n)::int AS n
-    FROM g CROSS JOIN (VALUES ('a'), ('r'), ('t')) AS k(kind) CROSS JOIN (VALUES ('d'), ('m'), ('y')) AS s(span)
-    WHERE k.kind <> 'r' OR g.release_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    HAVING sum(g.n) <> 0
-  ),
-  days AS (
-    INSERT INTO "listen_days" AS t ("user_id", "day", "plays", "known_ms", "estimated", "h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15", "h16", "h17", "h18", "h19", "h20", "h21", "h22", "h23")
-    SELECT g.user_id, g.day, sum(g.n)::int, coalesce(sum(g.known_ms), 0)::bigint,
-      coalesce(sum(g.est), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 0), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 1), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 2), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 3), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 4), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 5), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 6), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 7), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 8), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 9), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 10), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 11), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 12), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 13), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 14), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 15), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 16), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 17), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 18), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 19), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 20), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 21), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 22), 0)::int,
-      coalesce(sum(g.n) FILTER (WHERE g.hour = 23), 0)::int
-    FROM g GROUP BY g.user_id, g.day
-    ON CONFLICT ("user_id", "day") DO UPDATE SET
-      "plays" = t."plays" + excluded."plays",
-      "known_ms" = t."known_ms" + excluded."known_ms",
-      "estimated" = t."estimated" + excluded."estimated",
-      "h0" = t."h0" + excluded."h0",
-      "h1" = t."h1" + excluded."h1",
-      "h2" = t."h2" + excluded."h2",
-      "h3" = t."h3" + excluded."h3",
-      "h4" = t."h4" + excluded."h4",
-      "h5" = t."h5" + excluded."h5",
-      "h6" = t."h6" + excluded."h6",
-      "h7" = t."h7" + excluded."h7",
-      "h8" = t."h8" + excluded."h8",
-      "h9" = t."h9" + excluded."h9",
-      "h10" = t."h10" + excluded."h10",
-      "h11" = t."h11" + excluded."h11",
-      "h12" = t."h12" + excluded."h12",
-      "h13" = t."h13" + excluded."h13",
-      "h14" = t."h14" + excluded."h14",
-      "h15" = t."h15" + excluded."h15",
-      "h16" = t."h16" + excluded."h16",
-      "h17" = t."h17" + excluded."h17",
-      "h18" = t."h18" + excluded."h18",
-      "h19" = t."h19" + excluded."h19",
-      "h20" = t."h20" + excluded."h20",
-      "h21" = t."h21" + excluded."h21",
-      "h22" = t."h22" + excluded."h22",
-      "h23" = t."h23" + excluded."h23"
-  ),
-  counts AS (
-    INSERT INTO "listen_rollups" AS t ("user_id", "kind", "span", "unit", "artist_key", "item_key", "plays")
-    SELECT x.user_id, x.kind, x.span, x.unit, x.artist_key, x.item_key, sum(x.n)::int
-    FROM x GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(x.n) <> 0
-    ON CONFLICT ("user_id", "kind", "span", "unit", "artist_key", "item_key") DO UPDATE SET
-      "plays" = t."plays" + excluded."plays"
-  )
-  INSERT INTO "listen_rollup_names" AS t ("user_id", "kind", "artist_key", "item_key", "span", "unit", "name", "artist_name", "plays")
-  SELECT x.user_id, x.kind, x.artist_key, x.item_key, x.span, x.unit, x.name, x.artist_name, x.n FROM x
-  ON CONFLICT ("user_id", "kind", "artist_key", "item_key", "span", "unit", "name", "artist_name") DO UPDATE SET
-    "plays" = t."plays" + excluded."plays";--> statement-breakpoint
-INSERT INTO "listen_artists" ("user_id", "artist_key", "first_at", "last_at")
-  SELECT l."user_id", l."artist_key", min(l."listened_at"), max(l."listened_at") FROM "listens" l GROUP BY 1, 2;
+-- The plays already there, a person's month at a time (bounded memory).
+DO $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT DISTINCT l."user_id", date_trunc('month', l."listened_at" AT TIME ZONE 'UTC') AS month
+    FROM "listens" l LOOP
+    PERFORM listens_rollups_apply('{}'::"listens"[], array(SELECT l FROM "listens" l WHERE l."user_id" = r.user_id
+      AND l."listened_at" >= r.month AT TIME ZONE 'UTC'
+      AND l."listened_at" < (r.month + interval '1 month') AT TIME ZONE 'UTC'));
+  END LOOP;
+END $$;
 --> statement-breakpoint
 -- The journey's reads of the rollups (app/features/journey/rollups.server.ts calls them), as
 -- PL/pgSQL functions because PL/pgSQL keeps its statements' plans for the connection: planning
