@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb, rowsOf } from "~/db/client.server";
@@ -362,6 +364,25 @@ describe("journey stats from the rollups", { timeout: 180_000 }, () => {
       months.map((r) => JSON.stringify(r)).sort(),
     );
     expect(byMonth(rolled)).toEqual(byMonth(months));
+  });
+
+  it("are rebuilt from the plays by the migration's backfill, as the triggers keep them", async () => {
+    // What an instance with plays runs when it upgrades to migration 0026: the statement
+    // itself, on emptied rollup tables (it adds what it reads, so they must start empty).
+    const migration = readFileSync(path.resolve("drizzle/0026_journey-rollups.sql"), "utf8");
+    const backfill = migration
+      .split("--> statement-breakpoint")
+      .find((statement) => statement.trim().startsWith("-- The plays already there"));
+    expect(backfill).toBeDefined();
+    const person = await createTestUser();
+    await insertPlays(person.id, generateHistory(300, 7));
+    const db = getDb();
+    await db.execute(
+      sql`truncate listen_days, listen_artists, listen_rollups, listen_rollup_names`,
+    );
+    await db.execute(sql.raw(backfill ?? ""));
+    await expectRollupsMatchPlays(owner.id);
+    await expectRollupsMatchPlays(person.id);
   });
 
   it("leave nothing behind when the person is deleted", async () => {
