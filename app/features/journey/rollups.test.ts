@@ -108,24 +108,27 @@ function generateHistory(count: number, seed: number): GeneratedPlay[] {
   return plays;
 }
 
+/** A generated play as a row of `listens`, its keys made as the app makes them. */
+function listenRow(userId: string, p: GeneratedPlay, source: "scrobble" | "lastfm") {
+  return {
+    userId,
+    listenedAt: p.at,
+    durationMs: p.ms,
+    artistName: p.artist,
+    trackName: p.track,
+    releaseName: p.release,
+    artistKey: artistKey(p.artist),
+    trackKey: titleKey(p.track),
+    releaseKey: p.release ? titleKey(p.release) : null,
+    source,
+  };
+}
+
 async function insertPlays(userId: string, plays: GeneratedPlay[]) {
   for (let i = 0; i < plays.length; i += 700) {
     await getDb()
       .insert(listens)
-      .values(
-        plays.slice(i, i + 700).map((p) => ({
-          userId,
-          listenedAt: p.at,
-          durationMs: p.ms,
-          artistName: p.artist,
-          trackName: p.track,
-          releaseName: p.release,
-          artistKey: artistKey(p.artist),
-          trackKey: titleKey(p.track),
-          releaseKey: p.release ? titleKey(p.release) : null,
-          source: "scrobble" as const,
-        })),
-      )
+      .values(plays.slice(i, i + 700).map((p) => listenRow(userId, p, "scrobble")))
       .onConflictDoNothing();
   }
 }
@@ -288,20 +291,9 @@ describe("journey stats from the rollups", { timeout: 180_000 }, () => {
     const person = await createTestUser();
     await db.transaction(async (tx) => {
       await tx.execute(sql`set local session_replication_role = replica`);
-      await tx.insert(listens).values(
-        generateHistory(300, 7).map((p) => ({
-          userId: person.id,
-          listenedAt: p.at,
-          durationMs: p.ms,
-          artistName: p.artist,
-          trackName: p.track,
-          releaseName: p.release,
-          artistKey: artistKey(p.artist),
-          trackKey: titleKey(p.track),
-          releaseKey: p.release ? titleKey(p.release) : null,
-          source: "lastfm" as const,
-        })),
-      );
+      await tx
+        .insert(listens)
+        .values(generateHistory(300, 7).map((p) => listenRow(person.id, p, "lastfm")));
     });
     await expectRollupsMatchPlays(person.id);
   });
