@@ -43,4 +43,6 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
 # node is PID 1 and handles SIGTERM itself (drain, finish requests, close the database);
 # `docker stop` waits 10 s by default — compose.yaml gives it 30 s.
 STOPSIGNAL SIGTERM
+# The server's heap limits (server/node-flags.ts): `docker run -e NODE_OPTIONS=…` changes them.
+ENV NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4"
 CMD ["node", "build/server.mjs"]

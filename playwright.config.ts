@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { SERVER_NODE_FLAGS } from "./server/node-flags";
 
 /**
  * E2E_SLOT (default 0) shifts every port and directory, so several checkouts or developers on
@@ -75,7 +76,7 @@ export default defineConfig({
     },
     {
       // Fixtures go in after the wipe and before the server opens the database.
-      command: `rm -rf '${DATA_DIR}' && npm run build && npx esbuild tests/support/e2e-seed.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/server.mjs`,
+      command: `rm -rf '${DATA_DIR}' && npm run build && npx esbuild tests/support/e2e-seed.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/e2e-seed.mjs && node ${SERVER_NODE_FLAGS.join(" ")} ${BUILD_DIR}/server.mjs`,
       url: `${BASE_URL}/healthz`,
       reuseExistingServer: !process.env.CI,
       timeout: 420_000,

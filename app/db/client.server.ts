@@ -5,12 +5,12 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import { type Logger, sql } from "drizzle-orm";
-import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import pg from "pg";
+import type pg from "pg";
 import { logger } from "~/core/logger.server";
 import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from "~/lib/env.server";
+import { loadPg } from "~/lib/lazy-module.server";
 import * as schema from "./schema";
 import { logOutageOr } from "./unavailable.server";
 
@@ -153,7 +153,12 @@ export const PGLITE_EXTENSIONS = { pg_trgm, unaccent };
 /** Opens the database: PostgreSQL when a URL is given, PGlite otherwise. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
+    // node-postgres is imported only when there is a PostgreSQL server to talk to.
+    const [{ Pool }, { drizzle: drizzleNodePg }] = await Promise.all([
+      loadPg(),
+      import("drizzle-orm/node-postgres"),
+    ]);
+    const pool = new Pool({
       connectionString: options.databaseUrl,
       max: 10,
       // Every pooled connection starts with the session settings the queries rely on.

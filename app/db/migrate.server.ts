@@ -1,6 +1,4 @@
 import path from "node:path";
-import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
-import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import type { DatabaseHandle } from "./client.server";
@@ -21,6 +19,11 @@ export async function migrateDatabase(
   const client = await handle.pool.connect();
   try {
     await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+    // node-postgres is imported only when there is a PostgreSQL server to talk to.
+    const [{ drizzle: drizzleNodePg }, { migrate: migrateNodePg }] = await Promise.all([
+      import("drizzle-orm/node-postgres"),
+      import("drizzle-orm/node-postgres/migrator"),
+    ]);
     await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
   } finally {
     await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => {});

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { SERVER_NODE_FLAGS } from "../../server/node-flags";
 import { log } from "./report";
 
 /**
@@ -154,10 +155,15 @@ process.on("exit", () => {
 export async function startServer(env: NodeJS.ProcessEnv): Promise<RunningServer> {
   const baseUrl = env.BASE_URL as string;
   let output = "";
-  const child = spawn(process.execPath, [path.join(BUILD_DIR, "server.mjs")], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // The heap limits `npm start` runs with: the memory rows measure the server as shipped.
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, path.join(BUILD_DIR, "server.mjs")],
+    {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   children.add(child);
   child.stdout?.on("data", (d) => {
     output = (output + d).slice(-8000);

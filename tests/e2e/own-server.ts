@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { expect } from "@playwright/test";
+import { SERVER_NODE_FLAGS } from "../../server/node-flags";
 
 // For specs that start server processes of their own from the e2e build (to stop, restart or
 // misconfigure them), apart from the web server playwright.config.ts runs.
@@ -51,10 +52,14 @@ export function startOwnServer(env: Record<string, string>): OwnServer {
   delete childEnv.DATABASE_URL;
   delete childEnv.SMTP_URL;
   let output = "";
-  const child = spawn(process.execPath, [path.join(BUILD_DIR, "server.mjs")], {
-    env: { ...childEnv, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, path.join(BUILD_DIR, "server.mjs")],
+    {
+      env: { ...childEnv, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   child.stdout?.on("data", (d) => {
     output += d;
   });

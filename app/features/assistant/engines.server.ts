@@ -1,8 +1,8 @@
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { type ModelMessage, stepCountIs, streamText, tool } from "ai";
+import type { ModelMessage, Tool } from "ai";
 import { z } from "zod";
 import { logger } from "~/core/logger.server";
 import { getEnv } from "~/lib/env.server";
+import { lazyModule } from "~/lib/lazy-module.server";
 import { answerWithBuiltin } from "./builtin.server";
 import type { EngineName, MessageRole, PostDraft } from "./constants";
 import {
@@ -81,6 +81,20 @@ const SYSTEM_PROMPT = `You are the music assistant of Soundtrail, a social app w
 Answer only from the person's own data and what others shared with them, through the tools. Never invent posts, people or numbers.
 Answer in a few natural sentences of markdown. Link posts as [title](/post/ID), people as [name](/u/USERNAME), artists and words as [name](/search?q=NAME), tags as [#tag](/search?q=%23tag). Use only ids and usernames the tools returned.
 To draft a post, call draft_post; the person sees the draft as a card they can edit and publish, so do not repeat it in full.`;
+
+/**
+ * The `ai` SDK and its OpenAI-compatible provider, imported when a language model first answers:
+ * a server without LLM_BASE_URL never needs them.
+ */
+const loadSdk = lazyModule(async () => {
+  const [sdk, provider] = await Promise.all([import("ai"), import("@ai-sdk/openai-compatible")]);
+  return { ...sdk, createOpenAICompatible: provider.createOpenAICompatible };
+});
+
+/** The SDK's `tool` (an identity that types `execute` from `inputSchema`), without importing it. */
+function tool<INPUT, OUTPUT>(definition: Tool<INPUT, OUTPUT>): Tool<INPUT, OUTPUT> {
+  return definition;
+}
 
 /** The data tools as function calls, bound to the person asking. */
 export function assistantTools(viewerId: string) {
@@ -161,11 +175,6 @@ export const LLM_FAILED_NOTICE =
  * silent too long, the person is told so and the fallback engine answers.
  */
 export function createLlmEngine(options: LlmEngineOptions): AssistantEngine {
-  const provider = createOpenAICompatible({
-    name: "llm",
-    baseURL: options.baseURL,
-    apiKey: options.apiKey,
-  });
   const timeoutMs = options.timeoutMs ?? 20_000;
   return {
     name: "llm",
@@ -181,6 +190,12 @@ export function createLlmEngine(options: LlmEngineOptions): AssistantEngine {
       yield { type: "engine", engine: "llm" };
       try {
         arm();
+        const { createOpenAICompatible, stepCountIs, streamText } = await loadSdk();
+        const provider = createOpenAICompatible({
+          name: "llm",
+          baseURL: options.baseURL,
+          apiKey: options.apiKey,
+        });
         const messages: ModelMessage[] = [
           ...input.history.map((m) => ({ role: m.role, content: m.content }) as ModelMessage),
           { role: "user", content: input.message },

@@ -1,4 +1,4 @@
-import { dictionary } from "@zxcvbn-ts/language-common";
+import { createRequire } from "node:module";
 
 export type WeakPasswordReason = "length" | "characters" | "pwned";
 
@@ -6,8 +6,17 @@ export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 128;
 
 let common: Set<string> | undefined;
+/**
+ * The list is read on the first password checked, not when the server starts: zxcvbn's
+ * dictionaries are several megabytes a server answering pages does not need (issue 17, memory).
+ */
 function commonPasswords(): Set<string> {
-  common ??= new Set((dictionary["passwords-common"] as string[]).map((p) => p.toLowerCase()));
+  if (!common) {
+    const { dictionary } = createRequire(import.meta.url)(
+      "@zxcvbn-ts/language-common",
+    ) as typeof import("@zxcvbn-ts/language-common");
+    common = new Set((dictionary["passwords-common"] as string[]).map((p) => p.toLowerCase()));
+  }
   return common;
 }
 

@@ -14,16 +14,30 @@ import {
   type SQL,
   sql,
 } from "drizzle-orm";
-import nodemailer from "nodemailer";
-import MailComposer from "nodemailer/lib/mail-composer";
-import { parseConnectionUrl } from "nodemailer/lib/shared";
-import SMTPConnection from "nodemailer/lib/smtp-connection";
+import type SMTPConnection from "nodemailer/lib/smtp-connection";
 import { logger } from "~/core/logger.server";
 import { countMailFailure } from "~/core/metrics.server";
 import { getDb } from "~/db/client.server";
 import { type MailStatus, mailOutbox } from "~/db/schema";
 import { logOutageOr } from "~/db/unavailable.server";
 import { getEnv } from "~/lib/env.server";
+import { lazyModule } from "~/lib/lazy-module.server";
+
+/** nodemailer's parts, imported when the first mail goes out. */
+const loadNodemailer = lazyModule(async () => {
+  const [nodemailer, composer, shared, connection] = await Promise.all([
+    import("nodemailer"),
+    import("nodemailer/lib/mail-composer"),
+    import("nodemailer/lib/shared"),
+    import("nodemailer/lib/smtp-connection"),
+  ]);
+  return {
+    createTransport: nodemailer.default.createTransport,
+    MailComposer: composer.default,
+    parseConnectionUrl: shared.parseConnectionUrl,
+    SMTPConnection: connection.default,
+  };
+});
 
 export interface OutgoingMail {
   to: string;
@@ -75,10 +89,12 @@ function toNodemailer(mail: OutgoingMail) {
  * before that dot (RFC 5321 §4.1.1.4), so a crash before it never leaves a delivered mail.
  */
 async function sendOverSmtp(
-  options: SMTPConnection.Options,
+  smtpUrl: string,
   mail: OutgoingMail,
   beforeCommit: BeforeCommit,
 ): Promise<void> {
+  const { MailComposer, parseConnectionUrl, SMTPConnection } = await loadNodemailer();
+  const options = parseConnectionUrl(smtpUrl);
   const composed = new MailComposer(toNodemailer(mail)).compile();
   const envelope = composed.getEnvelope();
   const raw = await composed.build();
@@ -133,21 +149,24 @@ export function createMailTransport({
   mailDir,
 }: CreateMailTransportOptions): MailTransport {
   if (smtpUrl) {
-    const options = parseConnectionUrl(smtpUrl);
     return {
       kind: "smtp",
-      send: (mail, beforeCommit = async () => {}) => sendOverSmtp(options, mail, beforeCommit),
+      send: (mail, beforeCommit = async () => {}) => sendOverSmtp(smtpUrl, mail, beforeCommit),
       close: () => {},
     };
   }
-  const stream = nodemailer.createTransport({
-    streamTransport: true,
-    buffer: true,
-    newline: "unix",
-  });
+  const loadStream = lazyModule(async () =>
+    (await loadNodemailer()).createTransport({
+      streamTransport: true,
+      buffer: true,
+      newline: "unix",
+    }),
+  );
+  let stream: Awaited<ReturnType<typeof loadStream>> | undefined;
   return {
     kind: "file",
     send: async (mail, beforeCommit) => {
+      stream ??= await loadStream();
       const info = await stream.sendMail(toNodemailer(mail));
       await mkdir(mailDir, { recursive: true });
       const stamp = new Date().toISOString().replaceAll(":", "-");
@@ -155,7 +174,7 @@ export function createMailTransport({
       await beforeCommit?.();
       await writeFile(path.join(mailDir, `${stamp}-${safeTo}.eml`), info.message as Buffer);
     },
-    close: () => stream.close(),
+    close: () => stream?.close(),
   };
 }
 

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import sharp from "sharp";
 import { AppError } from "~/core/errors";
 import { canSeePost } from "~/core/visibility.server";
 import { type DbOrTx, getDb } from "~/db/client.server";
 import { media, posts } from "~/db/schema";
 import { IMAGE_MAX_BYTES, isUuid } from "~/features/posts";
+import { loadSharp } from "~/lib/lazy-module.server";
 
 /** Longest side of a stored image, in pixels. */
 export const IMAGE_MAX_SIDE = 1600;
@@ -36,6 +36,7 @@ export async function processImage(
   const maxSide = options.maxSide ?? IMAGE_MAX_SIDE;
   if (input.byteLength > IMAGE_MAX_BYTES) throw new AppError("too_large", IMAGE_TOO_LARGE);
   if (input.byteLength === 0) throw new AppError("unsupported_media", NOT_AN_IMAGE);
+  const sharp = await loadSharp();
   let format: string | undefined;
   try {
     const meta = await sharp(input, { limitInputPixels: 100_000_000 }).metadata();

@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
-import pg from "pg";
+import type pg from "pg";
 import { logger } from "~/core/logger.server";
 import type { DatabaseHandle, DbOrTx } from "~/db/client.server";
 import { logOutageOr } from "~/db/unavailable.server";
+import { loadPg } from "~/lib/lazy-module.server";
 
 /**
  * The one broker Soundtrail uses: PostgreSQL's NOTIFY / LISTEN. A change publishes a small
@@ -107,8 +108,9 @@ export async function subscribeLive(
     retryLater();
   };
 
+  const { Client } = await loadPg();
   const connect = async (isReconnect: boolean): Promise<void> => {
-    const next = new pg.Client({ connectionString });
+    const next = new Client({ connectionString });
     next.on("notification", (message) => {
       if (message.channel === LIVE_CHANNEL) deliver(message.payload);
     });

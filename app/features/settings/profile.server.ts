@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import sharp from "sharp";
 import { AppError } from "~/core/errors";
 import { type DbOrTx, getDb } from "~/db/client.server";
 import { media, posts, profiles, user } from "~/db/schema";
 import { isUsernameAvailable, USERNAME_PATTERN } from "~/features/auth/index.server";
 import { type ProcessedImage, processImage, storeImage } from "~/features/media/index.server";
+import { loadSharp } from "~/lib/lazy-module.server";
 import {
   AVATAR_SIDE,
   FAVOURITE_MAX_LENGTH,
@@ -130,6 +130,7 @@ export async function updateProfile(
 
 /** `processImage`'s output cut to a centred square of AVATAR_SIDE pixels (metadata-free WebP). */
 async function squareAvatar(image: ProcessedImage): Promise<ProcessedImage> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(image.bytes)
     .resize({ width: AVATAR_SIDE, height: AVATAR_SIDE, fit: "cover", position: "centre" })
     .webp({ quality: 82 })

@@ -1,7 +1,6 @@
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { jsonParser } from "stream-json/parser.js";
-import { streamArray } from "stream-json/streamers/stream-array.js";
+import { lazyModule } from "~/lib/lazy-module.server";
 
 /** Most bytes one element of a history file may take (a play takes a few hundred). */
 export const MAX_ELEMENT_BYTES = 4 * 1024 * 1024;
@@ -18,6 +17,15 @@ function valuesOf<T>(out: unknown): T[] {
   return Array.isArray(many) ? (many as T[]) : [out as T];
 }
 
+/** stream-json's parts, imported with the first JSON file (not needed to serve a page). */
+const loadStreamJson = lazyModule(async () => {
+  const [parser, streamer] = await Promise.all([
+    import("stream-json/parser.js"),
+    import("stream-json/streamers/stream-array.js"),
+  ]);
+  return { jsonParser: parser.jsonParser, streamArray: streamer.streamArray };
+});
+
 /**
  * The elements of a top-level JSON array, one at a time, without holding the file: each comes
  * with its 1-based position. A file that is not a JSON array, or breaks off, ends with an
@@ -28,6 +36,7 @@ function valuesOf<T>(out: unknown): T[] {
  * Node stream adapters: the same parse at about two thirds of the CPU time.
  */
 export async function* jsonArrayElements(input: Readable): AsyncGenerator<Element> {
+  const { jsonParser, streamArray } = await loadStreamJson();
   const tokenize = jsonParser({ streamValues: false });
   const assemble = streamArray<unknown>();
   const decoder = new StringDecoder("utf8");

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
-import { type CsvError, parse } from "csv-parse";
+import type { CsvError } from "csv-parse";
+import { lazyModule } from "~/lib/lazy-module.server";
 import { broken, makePlay } from "./play";
 import type { ImportItem } from "./types";
 
@@ -55,6 +56,9 @@ function columnsOfHeader(row: string[]): Columns | null {
   };
 }
 
+/** csv-parse, imported with the first Last.fm file (lazyModule: not needed to serve a page). */
+const loadCsvParse = lazyModule(async () => (await import("csv-parse")).parse);
+
 /**
  * A Last.fm scrobble export as CSV: `artist,album,track,date` without a header ("22 May 2014,
  * 20:11", UTC), or with the header `uts,utc_time,artist,artist_mbid,album,album_mbid,track,
@@ -62,6 +66,7 @@ function columnsOfHeader(row: string[]): Columns | null {
  * reported with their line and skipped; the rest goes on.
  */
 export async function* parseLastfmCsv(input: Readable): AsyncGenerator<ImportItem> {
+  const parse = await loadCsvParse();
   const parser = parse({
     bom: true,
     info: true,

@@ -2,8 +2,9 @@ import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import yauzl from "yauzl";
+import type yauzl from "yauzl";
 import type { ListenSource } from "~/db/schema/listens";
+import { lazyModule } from "~/lib/lazy-module.server";
 import { jsonArrayElements } from "./json-array.server";
 import { parseLastfmCsv } from "./lastfm.server";
 import { listenToItem, parseListenBrainzJsonl } from "./listenbrainz.server";
@@ -138,11 +139,14 @@ async function* readOne(
   yield { type: "file", report: { name, format, rows } };
 }
 
+/** yauzl, imported when the first zip is read (lazyModule: not needed to serve a page). */
+const loadYauzl = lazyModule(async () => (await import("yauzl")).default);
+
 /** Files in a zip worth reading: history files by name, and JSON files that look like one. */
 async function* readZip(zipName: string, zipPath: string): AsyncGenerator<HistoryEvent> {
   let zip: yauzl.ZipFile;
   try {
-    zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false });
+    zip = await (await loadYauzl()).openPromise(zipPath, { lazyEntries: true, autoClose: false });
   } catch {
     yield { type: "file", report: { name: zipName, format: "unknown", rows: 0 } };
     yield {
