@@ -88,7 +88,11 @@ To draft a post, call draft_post; the person sees the draft as a card they can e
  */
 const loadSdk = lazyModule(async () => {
   const [sdk, provider] = await Promise.all([import("ai"), import("@ai-sdk/openai-compatible")]);
-  return { ...sdk, createOpenAICompatible: provider.createOpenAICompatible };
+  return {
+    streamText: sdk.streamText,
+    stepCountIs: sdk.stepCountIs,
+    createOpenAICompatible: provider.createOpenAICompatible,
+  };
 });
 
 /** The SDK's `tool` (an identity that types `execute` from `inputSchema`), without importing it. */
