@@ -144,9 +144,11 @@ const loadYauzl = lazyModule(async () => (await import("yauzl")).default);
 
 /** Files in a zip worth reading: history files by name, and JSON files that look like one. */
 async function* readZip(zipName: string, zipPath: string): AsyncGenerator<HistoryEvent> {
+  // Outside the try: a package that fails to load is the server's fault, not a broken zip.
+  const { openPromise } = await loadYauzl();
   let zip: yauzl.ZipFile;
   try {
-    zip = await (await loadYauzl()).openPromise(zipPath, { lazyEntries: true, autoClose: false });
+    zip = await openPromise(zipPath, { lazyEntries: true, autoClose: false });
   } catch {
     yield { type: "file", report: { name: zipName, format: "unknown", rows: 0 } };
     yield {
