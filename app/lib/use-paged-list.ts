@@ -22,7 +22,8 @@ export function usePagedList<T extends { id: string }>(options: {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: start over only when the list itself changes
   useEffect(() => {
-    setMore([]);
+    // The same empty list on mount: no second render of every item right after hydration.
+    setMore((current) => (current.length === 0 ? current : []));
     setCursor(options.nextCursor);
   }, [options.resetKey]);
 

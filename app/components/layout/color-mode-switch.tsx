@@ -1,4 +1,4 @@
-import { useFetcher } from "react-router";
+import { Form } from "react-router";
 import { Icon, type IconName } from "~/components/ui/icon";
 import type { ColorMode } from "~/lib/color-mode";
 
@@ -10,9 +10,19 @@ const options: { mode: ColorMode; label: string; icon: IconName }[] = [
 
 /** System / light / dark; saved in a cookie so the server renders the right theme. */
 export function ColorModeSwitch({ current }: { current: ColorMode }) {
-  const fetcher = useFetcher({ key: "color-mode" });
+  // A fetcher's form by key (`useColorMode` reads the submission by that key), not a
+  // `useFetcher`: the account menu's items unmount after hydration, and unmounting a
+  // `useFetcher` updates the router's state, which renders the whole page again.
   return (
-    <fetcher.Form method="post" action="/api/color-mode" className="flex">
+    <Form
+      method="post"
+      action="/api/color-mode"
+      navigate={false}
+      fetcherKey="color-mode"
+      // A resource route: nothing to discover.
+      discover="none"
+      className="flex"
+    >
       <fieldset className="flex rounded-lg border border-border p-0.5">
         <legend className="sr-only">Colour mode</legend>
         {options.map(({ mode, label, icon }) => (
@@ -31,6 +41,6 @@ export function ColorModeSwitch({ current }: { current: ColorMode }) {
           </button>
         ))}
       </fieldset>
-    </fetcher.Form>
+    </Form>
   );
 }

@@ -1,4 +1,6 @@
-import { ToastContainer, type ToastContentProps, toast } from "react-toastify";
+// The unstyled build: its stylesheet is part of app.css. The default build adds a <style> to the
+// head when it is imported, after hydration, which makes the browser restyle the whole page.
+import { ToastContainer, type ToastContentProps, toast } from "react-toastify/unstyled";
 import { Icon, type IconName } from "~/components/ui/icon";
 import { TOAST_TIMEOUT_MS, type ToastMessage } from "~/lib/toast";
 

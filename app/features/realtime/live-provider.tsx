@@ -25,11 +25,17 @@ interface LiveContextValue {
   subscribe(listener: Listener): () => void;
 }
 
+const noSubscription = () => () => {};
 const LiveContext = createContext<LiveContextValue>({
   status: "stopped",
   unread: 0,
-  subscribe: () => () => {},
+  subscribe: noSubscription,
 });
+/**
+ * The subscription alone, which never changes: a page that listens for events (the feed) does
+ * not render again, with all its posts, each time the connection's state or the count changes.
+ */
+const LiveSubscribeContext = createContext<LiveContextValue["subscribe"]>(noSubscription);
 
 export function useLive(): LiveContextValue {
   return useContext(LiveContext);
@@ -37,7 +43,7 @@ export function useLive(): LiveContextValue {
 
 /** Calls `listener` for each live event while the component is mounted. */
 export function useLiveEvents(listener: Listener): void {
-  const { subscribe } = useLive();
+  const subscribe = useContext(LiveSubscribeContext);
   const latest = useRef(listener);
   latest.current = listener;
   useEffect(() => subscribe((event) => latest.current(event)), [subscribe]);
@@ -153,5 +159,9 @@ export function LiveProvider({
   }, [viewerId]);
 
   const value = useMemo(() => ({ status, unread, subscribe }), [status, unread, subscribe]);
-  return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;
+  return (
+    <LiveSubscribeContext.Provider value={subscribe}>
+      <LiveContext.Provider value={value}>{children}</LiveContext.Provider>
+    </LiveSubscribeContext.Provider>
+  );
 }

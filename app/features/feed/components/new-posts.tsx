@@ -27,8 +27,9 @@ export function useLiveNewPosts(options: {
   // Another tab, or a reloaded first page, starts counting afresh.
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the tab or the first page changes
   useEffect(() => {
-    setPending([]);
-    setLeading([]);
+    // Kept when already empty (as on mount): no render of the whole feed for nothing.
+    setPending((current) => (current.length === 0 ? current : []));
+    setLeading((current) => (current.length === 0 ? current : []));
   }, [tab, firstKey]);
 
   useLiveEvents((event) => {

@@ -28,7 +28,15 @@ export function LikeButton({
   const fetcher = useFetcher<LikeOutcome>({ key: `like-${postId}` });
   const location = useLocation();
   const [confirmed, setConfirmed] = useState({ liked, likeCount });
-  useEffect(() => setConfirmed({ liked, likeCount }), [liked, likeCount]);
+  // New counts from a revalidation replace the confirmed state; the same counts keep it, so the
+  // 20 buttons of a feed do not render again right after hydration.
+  useEffect(
+    () =>
+      setConfirmed((current) =>
+        current.liked === liked && current.likeCount === likeCount ? current : { liked, likeCount },
+      ),
+    [liked, likeCount],
+  );
   useFetcherOutcome(fetcher, "Could not update your like", (data) =>
     setConfirmed({ liked: data.liked, likeCount: data.likeCount }),
   );

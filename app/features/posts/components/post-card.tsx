@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { RelativeTime } from "~/components/ui/relative-time";
@@ -18,8 +19,12 @@ function subtitle(post: PostCardData): string | null {
   return null;
 }
 
-/** One post: who, when, what music (player or card), the note, image, mood, likes and comments. */
-export function PostCard({
+/**
+ * One post: who, when, what music (player or card), the note, image, mood, likes and comments.
+ * Memoised: a page re-renders after hydration (live connection state, route discovery) and a
+ * feed has 20 cards whose props have not changed.
+ */
+export const PostCard = memo(function PostCard({
   post,
   viewerId,
   headingLevel = 2,
@@ -171,4 +176,4 @@ export function PostCard({
       </footer>
     </article>
   );
-}
+});
