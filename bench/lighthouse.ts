@@ -80,6 +80,13 @@ export async function benchLighthouse(): Promise<StepOutcome> {
         });
         if (!result) throw new Error(`Lighthouse gave no result for ${page.url}`);
         const { lhr } = result;
+        // A run Lighthouse could not finish has no scores: say why, instead of a row of "?".
+        if (lhr.runtimeError) {
+          notes.push(
+            `${page.label} run ${i + 1}: no result (${lhr.runtimeError.code}: ${lhr.runtimeError.message}); not counted`,
+          );
+          continue;
+        }
         for (const category of CATEGORIES) {
           const score = lhr.categories[category]?.score;
           if (typeof score === "number") scores[category].push(Math.round(score * 100));
