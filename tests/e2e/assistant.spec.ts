@@ -7,6 +7,7 @@ import { E2E_MEMBER, E2E_PASSWORD } from "../support/e2e-accounts";
 import { type FakeLlmServer, startFakeLlmServer } from "../support/fake-llm-server";
 import {
   COLOR_MODE_COOKIE,
+  clickFollowButton,
   useOwnClientAddress as comeFromOwnAddress,
   expect,
   expectNoAxeViolations,
@@ -77,7 +78,7 @@ test.describe
       await share(page, "Reckoner", mine);
       await share(page, "Nude", mine);
       await gotoHydrated(page, `/u/ben${run}`);
-      await page.getByRole("button", { name: "Follow Ben Curator" }).click();
+      await clickFollowButton(page, "Follow Ben Curator");
       await expect(page.getByRole("button", { name: "Following Ben Curator" })).toBeVisible();
       await page.context().close();
     });

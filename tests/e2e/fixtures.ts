@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type Locator, type Page } from "@playwright/test";
 
 export { expect };
 
@@ -105,4 +105,21 @@ export async function openAccountMenu(page: Page): Promise<void> {
 export async function signOutFromMenu(page: Page): Promise<void> {
   await openAccountMenu(page);
   await page.getByRole("button", { name: "Sign out", exact: true }).click();
+}
+
+/**
+ * Clicks a follow button (in `within`, the page by default) and waits for the server's answer.
+ * The button turns at once (optimistic): a reload, a new page or a closed context before the
+ * answer can cancel the request, and the follow never happens.
+ */
+export async function clickFollowButton(
+  page: Page,
+  name: string,
+  within: Page | Locator = page,
+): Promise<void> {
+  const answered = page.waitForResponse(
+    (response) => response.url().includes("/api/follow") && response.request().method() === "POST",
+  );
+  await within.getByRole("button", { name }).click();
+  expect((await answered).ok()).toBe(true);
 }

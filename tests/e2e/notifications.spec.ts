@@ -5,6 +5,7 @@ import path from "node:path";
 import { type Browser, type Locator, type Page, test } from "@playwright/test";
 import { E2E_ADMIN, E2E_MEMBER, E2E_PASSWORD } from "../support/e2e-accounts";
 import {
+  clickFollowButton,
   // Not a React hook: each of this spec's browser contexts comes from its own client address.
   useOwnClientAddress as comeFromOwnAddress,
   expect,
@@ -225,7 +226,7 @@ test.describe
       if (!baseURL) throw new Error("playwright.config.ts must set use.baseURL");
       const anaPage = await pageAs(browser, ana, baseURL);
       await gotoHydrated(anaPage, `/u/ben${run}`);
-      await anaPage.getByRole("button", { name: "Follow Ben Listener" }).click();
+      await clickFollowButton(anaPage, "Follow Ben Listener");
       await expect(anaPage.getByRole("button", { name: "Following Ben Listener" })).toBeVisible();
 
       await gotoLive(anaPage, "/feed?tab=following");

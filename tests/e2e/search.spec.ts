@@ -1,6 +1,7 @@
 import { type Browser, type Page, test } from "@playwright/test";
 import {
   COLOR_MODE_COOKIE,
+  clickFollowButton,
   useOwnClientAddress as comeFromOwnAddress,
   expect,
   expectNoAxeViolations,
@@ -72,7 +73,7 @@ test.describe
       const row = results.getByRole("listitem").filter({ hasText: `@jonathan${run}` });
       await expect(row.getByRole("link", { name: "Jonathan Björkman" })).toBeVisible();
       await expect(row.getByText("0 followers")).toBeVisible();
-      await row.getByRole("button", { name: "Follow Jonathan Björkman" }).click();
+      await clickFollowButton(page, "Follow Jonathan Björkman", row);
       await expect(
         row.getByRole("button", { name: "Following Jonathan Björkman" }),
       ).toHaveAttribute("aria-pressed", "true");

@@ -3,24 +3,13 @@ import { inflateRawSync } from "node:zlib";
 import { type Browser, type Page, test } from "@playwright/test";
 import {
   COLOR_MODE_COOKIE,
+  clickFollowButton,
   expect,
   expectNoAxeViolations,
   gotoHydrated,
   reloadHydrated,
 } from "./fixtures";
 import { type Person, signUp } from "./people";
-
-/**
- * Clicks a follow button and waits for the server's answer: the button turns at once
- * (optimistic), and a second click or a reload before the answer races the first request.
- */
-async function clickFollowButton(page: Page, name: string) {
-  const answered = page.waitForResponse(
-    (response) => response.url().includes("/api/follow") && response.request().method() === "POST",
-  );
-  await page.getByRole("button", { name }).click();
-  expect((await answered).ok()).toBe(true);
-}
 
 /** RFC 6238 code for a base32 secret, `offset` periods from now. */
 function totp(secret: string, offset = 0): string {
