@@ -1,4 +1,4 @@
-import { expect, expectNoAxeViolations, gotoHydrated, test } from "./fixtures";
+import { expect, expectNoAxeViolations, gotoHydrated, test, waitForHydration } from "./fixtures";
 import { signUp } from "./people";
 
 /** What a signed-out visitor is offered: only what they can open (spec §6). */
@@ -148,6 +148,36 @@ test.describe("the account menu", () => {
     await banner.getByRole("link", { name: "Settings", exact: true }).click();
     await expect(page).toHaveURL(/\/settings/);
     await expect(banner.getByRole("link", { name: "Profile", exact: true })).toBeHidden();
+    await context.close();
+  });
+
+  test("opened before the page is hydrated, it stays open with its items", async ({
+    browser,
+    request,
+  }) => {
+    const person = await signUp(browser, request, `early${Date.now() % 1_000_000}`, "Early Eli");
+    const context = await browser.newContext({ storageState: person.storage });
+    const page = await context.newPage();
+    // Hold the page's scripts until the menu is open.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/assets/*.js", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/feed");
+    const summary = page.getByRole("banner").locator("summary", { hasText: "Account menu" });
+    await summary.click();
+    const signOut = page.getByRole("button", { name: "Sign out", exact: true });
+    await expect(signOut).toBeVisible();
+    release();
+    await waitForHydration(page);
+    // Hydrated: the items are React's now, and still there.
+    await expect(signOut).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(signOut).toBeHidden();
     await context.close();
   });
 });

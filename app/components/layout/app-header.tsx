@@ -220,9 +220,16 @@ function AccountMenu({
   // person's name, "Profile" or "Settings" on the page.
   const [isHydrated, setHydrated] = useState(false);
   const [isOpen, setOpen] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: close whenever the page changes
   useEffect(() => {
+    setHydrated(true);
+    // Opened before the page was hydrated (React did not hear that toggle): keep the items.
+    if (details.current?.open) setOpen(true);
+  }, []);
+  // Close when the page changes; not on the first run, which is hydration, not a new page.
+  const shownPath = useRef(location.pathname);
+  useEffect(() => {
+    if (shownPath.current === location.pathname) return;
+    shownPath.current = location.pathname;
     if (details.current) details.current.open = false;
   }, [location.pathname]);
   useEffect(() => {

@@ -149,10 +149,14 @@ describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
         .map((e) => e.data);
     await until(() => posts(follower).length === 2, "both posts for the follower");
     await until(() => posts(other).length === 1, "the public post for a stranger");
-    expect(posts(follower)).toEqual([
-      { postId: publicPost, following: true, everyone: true },
-      { postId: followersPost, following: true, everyone: false },
-    ]);
+    // Each post's event comes from its own fan-out job, so the two may arrive in either order.
+    const byId = (a: { postId: string }, b: { postId: string }) => a.postId.localeCompare(b.postId);
+    expect(posts(follower).sort(byId)).toEqual(
+      [
+        { postId: publicPost, following: true, everyone: true },
+        { postId: followersPost, following: true, everyone: false },
+      ].sort(byId),
+    );
     expect(posts(other)).toEqual([{ postId: publicPost, following: false, everyone: true }]);
     expect(posts(author)).toEqual([]);
     for (const c of [author, follower, other]) c.stream.end();

@@ -1,4 +1,4 @@
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Form, Link } from "react-router";
 import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { Icon } from "~/components/ui/icon";
@@ -26,6 +26,10 @@ export function PostMenu({
   const [showReport, setShowReport] = useState(false);
   // The menu's items exist only while it is open: a feed page has 20 of these menus, closed.
   const [isOpen, setIsOpen] = useState(false);
+  // Opened before the page was hydrated (React did not hear that toggle): show the items now.
+  useEffect(() => {
+    if (details.current?.open) setIsOpen(true);
+  }, []);
   if (!isSignedIn) return null;
   return (
     <details
