@@ -60,7 +60,6 @@ export const listens = pgTable(
   },
   (t) => [
     uniqueIndex("listens_natural_key").on(t.userId, t.listenedAt, t.artistKey, t.trackKey),
-    index("listens_user_artist_idx").on(t.userId, t.artistKey, t.listenedAt),
     index("listens_import_idx").on(t.importId),
     check(
       "listens_names_length",
@@ -268,106 +267,20 @@ export const journeyStatsCache = pgTable(
 );
 
 /*
- * Rollups of `listens` for the journey's stats (migration 0026_journey-rollups, ADR 024): kept
- * by statement-level triggers on `listens` that aggregate each statement's changed rows (enabled
- * ALWAYS, so the importer's replica-role batches maintain them too), so a period's stats read
- * per-day and per-month rows instead of every play. Days are UTC, as the stats are. No foreign
- * key to "user": the triggers remove a person's rows when their plays go with them, and a key
- * check per rollup row would cost the bulk import dearly.
+ * Per person and day (UTC) with plays: how many, and a revision (migrations 0026, 0027; ADR 025).
+ * A statement-level trigger on `listens` adds each statement's changed plays to their days
+ * (enabled ALWAYS, so the importer's replica-role batches keep them too) and gives every day it
+ * touches a new `rev` from a sequence. The journey's stats come from each person's plays held in
+ * memory (app/features/journey/play-index.server.ts), which reloads exactly the days whose `rev`
+ * changed. No foreign key to "user": the trigger removes a person's rows with their plays.
  */
-
-/** Plays by hour of the day (UTC): columns h0 … h23, summed by weekday for the listening clock. */
-export const HOUR_COLUMNS = Array.from({ length: 24 }, (_, h) => `h${h}` as const);
-
-/** Per person and day (UTC): the day's plays, known milliseconds, unknown lengths, plays by hour. */
 export const listenDays = pgTable(
   "listen_days",
   {
     userId: text("user_id").notNull(),
     day: date("day", { mode: "string" }).notNull(),
     plays: integer("plays").notNull(),
-    /** The sum of the lengths the sources gave (plays without one are counted in `estimated`). */
-    knownMs: bigint("known_ms", { mode: "number" }).notNull(),
-    estimated: integer("estimated").notNull(),
-    ...(Object.fromEntries(
-      HOUR_COLUMNS.map((name) => [name, integer(name).notNull().default(0)]),
-    ) as Record<(typeof HOUR_COLUMNS)[number], ReturnType<typeof integer>>),
+    rev: bigint("rev", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.day] })],
-);
-
-/**
- * Per person and artist: the first and the last play (discoveries; how many artists were played
- * since a day).
- */
-export const listenArtists = pgTable(
-  "listen_artists",
-  {
-    userId: text("user_id").notNull(),
-    artistKey: text("artist_key").notNull(),
-    firstAt: timestamp("first_at", { withTimezone: true, precision: 0 }).notNull(),
-    lastAt: timestamp("last_at", { withTimezone: true, precision: 0 }).notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.userId, t.artistKey] }),
-    index("listen_artists_user_first_idx").on(t.userId, t.firstAt),
-    index("listen_artists_user_last_idx").on(t.userId, t.lastAt),
-  ],
-);
-
-/** What a rollup row counts: `a` an artist, `r` a release (album) of an artist, `t` a track. */
-export type RollupKind = "a" | "r" | "t";
-/** A rollup row's unit: `d` one day, `m` a calendar month, `y` a year (`unit` is its first day). */
-export type RollupSpan = "d" | "m" | "y";
-
-/**
- * Plays per person, unit (day, month or year) and artist / release / track key. The second index
- * lists a unit's keys by plays, for the top lists' threshold search (stats.server.ts).
- */
-export const listenRollups = pgTable(
-  "listen_rollups",
-  {
-    userId: text("user_id").notNull(),
-    kind: text("kind").$type<RollupKind>().notNull(),
-    span: text("span").$type<RollupSpan>().notNull(),
-    unit: date("unit", { mode: "string" }).notNull(),
-    artistKey: text("artist_key").notNull(),
-    /** The release or track key; '' for an artist. */
-    itemKey: text("item_key").notNull(),
-    plays: integer("plays").notNull(),
-  },
-  (t) => [
-    primaryKey({
-      name: "listen_rollups_pk",
-      columns: [t.userId, t.kind, t.span, t.unit, t.artistKey, t.itemKey],
-    }),
-    index("listen_rollups_top_idx").on(t.userId, t.kind, t.span, t.unit, t.plays.desc()),
-  ],
-);
-
-/**
- * The same counts split by the names as written (the most common original name of a key over a
- * period), keyed by the key first so one key's units are one index range.
- */
-export const listenRollupNames = pgTable(
-  "listen_rollup_names",
-  {
-    userId: text("user_id").notNull(),
-    kind: text("kind").$type<RollupKind>().notNull(),
-    artistKey: text("artist_key").notNull(),
-    itemKey: text("item_key").notNull(),
-    span: text("span").$type<RollupSpan>().notNull(),
-    unit: date("unit", { mode: "string" }).notNull(),
-    /** The artist's, release's or track's name. */
-    name: text("name").notNull(),
-    /** The artist's name on a release's or track's plays; '' for an artist. */
-    artistName: text("artist_name").notNull(),
-    plays: integer("plays").notNull(),
-  },
-  (t) => [
-    primaryKey({
-      name: "listen_rollup_names_pk",
-      columns: [t.userId, t.kind, t.artistKey, t.itemKey, t.span, t.unit, t.name, t.artistName],
-    }),
-  ],
 );

@@ -23,13 +23,12 @@ const STAGE_BATCH = 5000;
 /** Plays staged between two signs of life of a read (its `updated_at`). */
 const HEARTBEAT_PLAYS = STAGE_BATCH * 50;
 /**
- * Plays copied into the history per transaction (one progress step). With the rollup triggers
- * on `listens` (ADR 024) a copied play costs 0.3–1 ms on PGlite, whose one connection every
- * request waits for while a batch runs: 2,500 plays keep that wait to a second or two. Larger
- * batches copy faster (each rewrites the month and year rows it touches once) but make everyone
- * else wait longer: 10,000 plays a batch copied 1,642 plays/s in 6 s steps, 2,500 943 plays/s.
+ * Plays copied into the history per transaction (one progress step). The trigger on `listens`
+ * adds each batch to a few per-day totals (ADR 025), so a copied play costs ~20 µs on PGlite: a
+ * batch holds the one connection every request waits for about half a second. (With ADR 024's
+ * per-key rollups a play cost 0.3–1 ms and batches were 2,500.)
  */
-const COPY_BATCH = 2500;
+const COPY_BATCH = 20_000;
 /** An import not moved on for this long lost its process (a restart): another one takes it. */
 const STALLED_MS = 60 * 1000;
 /** A read of files that has not moved for this long was cut off with its request. */

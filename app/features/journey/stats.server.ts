@@ -2,17 +2,13 @@ import { type SQL, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
-import {
-  firstPlayDay,
-  isDayStart,
-  periodStats,
-  type RankedKey,
-  rollupPeriod,
-} from "./rollups.server";
+import { isDayStart, periodIndexStats, type VisibleDay } from "./play-index.server";
 
 /** A play whose length the source did not say counts as this long (and the total says so). */
 export const ESTIMATED_PLAY_MS = 210_000;
 const DAY_MS = 86_400_000;
+/** Before any play: where "all time" is asked of the play index from. */
+const LONG_AGO = new Date(Date.UTC(1000, 0, 1));
 /** The top lists' length. */
 export const TOP_LIMIT = 10;
 
@@ -201,6 +197,64 @@ async function recentPlayDays(userId: string, end: Date, hidden: string[]) {
   return rows.map((r) => String(r.day));
 }
 
+/** The plays, time, clock, buckets and streaks of a period. */
+interface DayStats {
+  plays: number;
+  knownMs: number;
+  estimated: number;
+  /** Days with plays in the period. */
+  days: number;
+  /** Plays per bucket start (`YYYY-MM-DD`). */
+  buckets: Record<string, number>;
+  /** Per weekday (0 = Monday) with plays, 24 counts by hour (UTC). */
+  clock: Record<string, number[]>;
+  longest: Streak | null;
+  current: Streak | null;
+}
+
+/**
+ * From the days with plays, in order (the play index's visible days): the period's totals,
+ * buckets, clock and longest streak, and the current streak of every day before `tomorrow`.
+ */
+function dayStatsOf(
+  all: VisibleDay[],
+  p: { start: string; end: string; bucket: Bucket; tomorrow: string },
+): DayStats {
+  const period = all.filter((d) => d.day >= p.start && d.day < p.end);
+  const buckets: Record<string, number> = {};
+  const clock: Record<string, number[]> = {};
+  let plays = 0;
+  let knownMs = 0;
+  let estimated = 0;
+  for (const d of period) {
+    plays += d.plays;
+    knownMs += d.knownMs;
+    estimated += d.estimated;
+    const b = bucketStart(d.day, p.bucket);
+    buckets[b] = (buckets[b] ?? 0) + d.plays;
+    const weekday = String((new Date(`${d.day}T00:00:00Z`).getUTCDay() + 6) % 7);
+    const hours = clock[weekday] ?? Array.from({ length: 24 }, () => 0);
+    d.hours.forEach((n, h) => {
+      hours[h] = (hours[h] ?? 0) + n;
+    });
+    clock[weekday] = hours;
+  }
+  const recent = all
+    .filter((d) => d.day < p.tomorrow)
+    .map((d) => d.day)
+    .reverse();
+  return {
+    plays,
+    knownMs,
+    estimated,
+    days: period.length,
+    buckets,
+    clock,
+    longest: longestStreak(period.map((d) => d.day)),
+    current: currentStreak(recent, addDays(p.tomorrow, -1)),
+  };
+}
+
 /** When someone's first and last plays were (null when they have none), all artists shown. */
 export async function getPlayRange(options: {
   userId: string;
@@ -221,8 +275,8 @@ export async function getPlayRange(options: {
  * tracks (grouped by their normalised keys, shown with the most common original name), totals,
  * plays over time, the listening clock, discoveries (artists first ever played in the period)
  * and streaks. `hiddenArtists` are left out of everything (pass the owner's hidden artists for
- * any viewer but the owner). Cached per listen version; computed from the rollups (one or two
- * statements whose cost follows the period's days and months, not its plays).
+ * any viewer but the owner). Cached per listen version; computed from the play index (ADR 025):
+ * the plays held in memory, checked against the database's per-day revisions in one statement.
  */
 export async function getJourneyStats(options: {
   userId: string;
@@ -254,8 +308,8 @@ interface StatsOptions {
 }
 
 /**
- * getJourneyStats without the cache (the bench's "computed" numbers): from the rollups
- * (rollups.server.ts) for periods on day boundaries, which is every period the app asks for;
+ * getJourneyStats without the cache (the bench's "computed" numbers): from the play index
+ * (play-index.server.ts) for periods on day boundaries, which is every period the app asks for;
  * from the plays themselves otherwise. Both give the same stats.
  */
 export async function computeJourneyStats(options: StatsOptions): Promise<JourneyStats> {
@@ -266,31 +320,27 @@ export async function computeJourneyStats(options: StatsOptions): Promise<Journe
   const hidden = options.hiddenArtists ?? [];
   const today = day(options.now ?? new Date());
   const endDay = day(end);
+  // One read of the play index: all time starts at the first play, so it is asked from long
+  // before (the same plays, and every artist played is a discovery either way).
+  const { artists, albums, tracks, artistCount, discoveries, visibleDays } = await periodIndexStats(
+    { userId, start: options.start ?? LONG_AGO, end, hidden, limit: TOP_LIMIT },
+  );
   let start = options.start;
   if (!start) {
-    const first = await firstPlayDay({ userId, hidden });
+    const first = visibleDays[0]?.day;
     start = first ? new Date(`${first}T00:00:00Z`) : new Date(end.getTime() - DAY_MS);
   }
   const startDay = day(start);
   const bucket = bucketFor(daysBetween(startDay, endDay));
-  const period = rollupPeriod(start, end);
-  const { days, artists, albums, tracks, artistCount, discoveries } = await periodStats({
-    userId,
-    period,
+  const days = dayStatsOf(visibleDays, {
+    start: startDay,
+    end: endDay,
     bucket,
     tomorrow: addDays(today, 1),
-    hidden,
-    limit: TOP_LIMIT,
   });
   const clock = Array.from({ length: 7 }, (_, weekday) =>
     (days.clock[String(weekday)] ?? Array.from({ length: 24 }, () => 0)).map(Number),
   );
-  const item = (r: RankedKey) => ({
-    key: `${r.artistKey}/${r.itemKey}`,
-    name: r.name,
-    artistName: r.artistName,
-    plays: r.plays,
-  });
   return {
     start: options.start ? startDay : days.days > 0 ? startDay : null,
     end: endDay,
@@ -300,9 +350,9 @@ export async function computeJourneyStats(options: StatsOptions): Promise<Journe
       estimatedPlays: Number(days.estimated),
       artists: artistCount,
     },
-    topArtists: artists.map((r) => ({ key: r.artistKey, name: r.name, plays: r.plays })),
-    topAlbums: albums.map(item),
-    topTracks: tracks.map(item),
+    topArtists: artists,
+    topAlbums: albums,
+    topTracks: tracks,
     overTime: {
       bucket,
       points: bucketStarts(startDay, endDay, bucket).map((b) => ({
@@ -319,7 +369,7 @@ export async function computeJourneyStats(options: StatsOptions): Promise<Journe
 /**
  * The same stats aggregated from every play of the period (seven statements and two walks over
  * the (user_id, listened_at) index): for periods that do not start and end at midnight UTC, and
- * the tests' reference for the rollups.
+ * the tests' reference for the play index.
  */
 export async function computeJourneyStatsFromPlays(options: {
   userId: string;

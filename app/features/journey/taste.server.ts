@@ -2,7 +2,7 @@ import { and, desc, gte, lt, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
-import { isDayStart, rollupPeriod, topKeys } from "./rollups.server";
+import { isDayStart, periodIndexStats } from "./play-index.server";
 
 const DAY_MS = 86_400_000;
 /** How many of each person's top artists the match compares. */
@@ -47,14 +47,15 @@ export async function topArtistShares(options: {
   const rows =
     isDayStart(options.start) && isDayStart(options.end)
       ? (
-          await topKeys({
+          await periodIndexStats({
             userId: options.userId,
-            kind: "a",
-            period: rollupPeriod(options.start, options.end),
+            start: options.start,
+            end: options.end,
             hidden,
             limit,
+            artistsOnly: true,
           })
-        ).map((r) => ({ key: r.artistKey, name: r.name, plays: r.plays }))
+        ).artists
       : await topArtistSharesFromPlays({ ...options, hidden, limit });
   const total = rows.reduce((sum, r) => sum + Number(r.plays), 0);
   return rows.map((r) => ({

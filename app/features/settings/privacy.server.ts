@@ -1,14 +1,15 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { AppError } from "~/core/errors";
 import { withShownName } from "~/core/person";
 import { personColumns } from "~/core/person.server";
 import { getDb } from "~/db/client.server";
-import { blocks, listens, profiles } from "~/db/schema";
+import { blocks, profiles } from "~/db/schema";
 import { acceptAllFollowRequests } from "~/features/follows/index.server";
 import { artistKey } from "~/features/journey";
 import {
   getJourneySettings,
   type JourneySettings,
+  latestArtistNames,
   saveJourneySettings,
   topArtistShares,
 } from "~/features/journey/index.server";
@@ -105,22 +106,8 @@ export async function getJourneyPrivacy(options: {
 }): Promise<JourneyPrivacy> {
   const settings = await getJourneySettings({ userId: options.userId });
   const end = options.now ?? new Date();
-  const [names, top] = await Promise.all([
-    settings.hiddenArtists.length === 0
-      ? Promise.resolve([])
-      : getDb()
-          .selectDistinctOn([listens.artistKey], {
-            key: listens.artistKey,
-            name: listens.artistName,
-          })
-          .from(listens)
-          .where(
-            and(
-              eq(listens.userId, options.userId),
-              inArray(listens.artistKey, settings.hiddenArtists),
-            ),
-          )
-          .orderBy(listens.artistKey, desc(listens.listenedAt)),
+  const [byKey, top] = await Promise.all([
+    latestArtistNames({ userId: options.userId, keys: settings.hiddenArtists }),
     topArtistShares({
       userId: options.userId,
       start: new Date(end.getTime() - 90 * 86_400_000),
@@ -128,7 +115,6 @@ export async function getJourneyPrivacy(options: {
       limit: 20,
     }),
   ]);
-  const byKey = new Map(names.map((n) => [n.key, n.name]));
   const hidden = new Set(settings.hiddenArtists);
   return {
     ...settings,

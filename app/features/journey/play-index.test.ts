@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb, rowsOf } from "~/db/client.server";
 import { listens, user } from "~/db/schema";
@@ -9,18 +9,20 @@ import { withTestDatabase } from "../../../tests/support/test-database";
 import { detectChapters } from "./chapters.server";
 import { artistKey, titleKey } from "./normalize";
 import { resolvePeriod } from "./period";
-import { monthlyArtistPlays, rollupPeriod, topKeys } from "./rollups.server";
+import { forgetPlayIndexes, monthlyArtistPlays } from "./play-index.server";
 import { computeJourneyStats, computeJourneyStatsFromPlays } from "./stats.server";
 import { topArtistShares, topArtistSharesFromPlays } from "./taste.server";
 
 withTestDatabase();
 
 /**
- * The rollups (migration 0026) must give the stats the plays give: a varied history (name
- * variants of one key, albums missing, lengths missing, plays on the last and first second of
- * days, months and years, a flat tail of rarely played tracks) is compared period by period with
- * the play-level computation, before and after updates and deletes, with and without hidden
- * artists; and the rollup tables are compared with a recount from the plays.
+ * The play index (ADR 025) must give the stats the plays give: a varied history (name variants
+ * of one key, albums missing, lengths missing, plays on the last and first second of days, months
+ * and years, a flat tail of rarely played tracks, names with tabs, backslashes and line breaks) is
+ * compared period by period with the play-level computation, before and after updates and deletes
+ * written straight to the table (as another instance or a hand-typed statement would), with and
+ * without hidden artists, from a warm index and from a cold one; and the per-day counts and
+ * revisions it follows (`listen_days`, migrations 0026 and 0027) with a recount from the plays.
  */
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
@@ -165,58 +167,35 @@ async function expectSameStats(userId: string) {
     for (const hiddenArtists of n === 0 ? HIDDEN : [HIDDEN[0] as string[], HIDDEN[2] as string[]]) {
       for (const { start, end } of periods(now)) {
         const options = { userId, start, end, hiddenArtists, now };
-        const fromRollups = await computeJourneyStats(options);
+        const fromIndex = await computeJourneyStats(options);
         const fromPlays = await computeJourneyStatsFromPlays(options);
-        expect(fromRollups, JSON.stringify({ start, end, hiddenArtists, now })).toEqual(fromPlays);
+        expect(fromIndex, JSON.stringify({ start, end, hiddenArtists, now })).toEqual(fromPlays);
       }
     }
   }
 }
 
-/** The rollup tables against a recount from the plays: same rows, no row left at zero. */
-async function expectRollupsMatchPlays(userId: string) {
+/**
+ * `listen_days` against a recount from the plays: one row per day with plays, none left at zero,
+ * each with its own revision.
+ */
+async function expectDayCountsMatchPlays(userId: string) {
   const db = getDb();
-  const compare = async (actual: string, expected: string) => {
-    const run = async (q: string) =>
-      rowsOf<Record<string, unknown>>(await db.execute(sql.raw(q)))
-        .map((r) => JSON.stringify(r))
-        .sort();
-    expect(await run(actual)).toEqual(await run(expected));
-  };
-  const u = `'${userId}'`;
-  await compare(
-    `select day::text, plays, known_ms::text, estimated, array[${Array.from({ length: 24 }, (_, h) => `h${h}`).join(", ")}] as hours from listen_days where user_id = ${u}`,
-    `select day::text, count(*)::int as plays, coalesce(sum(duration_ms), 0)::bigint::text as known_ms,
-       count(*) filter (where duration_ms is null)::int as estimated,
-       array[${Array.from({ length: 24 }, (_, h) => `count(*) filter (where hour = ${h})::int`).join(", ")}] as hours
-     from (select *, (listened_at at time zone 'UTC')::date as day,
-         extract(hour from listened_at at time zone 'UTC')::int as hour
-       from listens where user_id = ${u}) l
-     group by day`,
+  const run = async (q: SQL) =>
+    rowsOf<{ day: string; plays: number }>(await db.execute(q)).map((r) => `${r.day} ${r.plays}`);
+  expect(
+    await run(
+      sql`select day::text as day, plays from listen_days where user_id = ${userId} order by day`,
+    ),
+  ).toEqual(
+    await run(sql`select (listened_at at time zone 'UTC')::date::text as day, count(*)::int as plays
+      from listens where user_id = ${userId} group by 1 order by 1`),
   );
-  await compare(
-    `select artist_key, first_at::text, last_at::text from listen_artists where user_id = ${u}`,
-    `select artist_key, min(listened_at)::text as first_at, max(listened_at)::text as last_at
-     from listens where user_id = ${u} group by 1`,
+  const [revs] = rowsOf<{ days: number; revs: number }>(
+    await db.execute(sql`select count(*)::int as days, count(distinct rev)::int as revs
+      from listen_days where user_id = ${userId}`),
   );
-  const expanded = `select k.kind, s.span,
-      case s.span when 'd' then (l.listened_at at time zone 'UTC')::date
-        when 'm' then date_trunc('month', l.listened_at at time zone 'UTC')::date
-        else date_trunc('year', l.listened_at at time zone 'UTC')::date end as unit,
-      l.artist_key,
-      case k.kind when 'a' then '' when 'r' then l.release_key else l.track_key end as item_key,
-      case k.kind when 'a' then l.artist_name when 'r' then l.release_name else l.track_name end as name,
-      case k.kind when 'a' then '' else l.artist_name end as artist_name
-    from listens l cross join (values ('a'), ('r'), ('t')) k(kind) cross join (values ('d'), ('m'), ('y')) s(span)
-    where l.user_id = ${u} and (k.kind <> 'r' or l.release_key is not null)`;
-  await compare(
-    `select kind, span, unit::text, artist_key, item_key, plays from listen_rollups where user_id = ${u}`,
-    `select kind, span, unit::text, artist_key, item_key, count(*)::int as plays from (${expanded}) x group by 1, 2, 3, 4, 5`,
-  );
-  await compare(
-    `select kind, span, unit::text, artist_key, item_key, name, artist_name, plays from listen_rollup_names where user_id = ${u}`,
-    `select kind, span, unit::text, artist_key, item_key, name, artist_name, count(*)::int as plays from (${expanded}) x group by 1, 2, 3, 4, 5, 6, 7`,
-  );
+  expect(revs?.revs).toBe(revs?.days);
 }
 
 let owner: TestUser;
@@ -228,9 +207,9 @@ beforeAll(async () => {
 });
 
 // The comparisons run the play-level computation some fifty times each: minutes on a busy machine.
-describe("journey stats from the rollups", { timeout: 180_000 }, () => {
+describe("journey stats from the play index", { timeout: 180_000 }, () => {
   it("are the stats of the plays for every period, audience and day", async () => {
-    await expectRollupsMatchPlays(owner.id);
+    await expectDayCountsMatchPlays(owner.id);
     await expectSameStats(owner.id);
   });
 
@@ -252,7 +231,7 @@ describe("journey stats from the rollups", { timeout: 180_000 }, () => {
       where user_id = ${owner.id} and id % 7 = 0`);
     await db.execute(sql`update ${listens} set duration_ms = null, release_name = null, release_key = null
       where user_id = ${owner.id} and id % 11 = 0`);
-    await expectRollupsMatchPlays(owner.id);
+    await expectDayCountsMatchPlays(owner.id);
     await expectSameStats(owner.id);
   });
 
@@ -265,7 +244,7 @@ describe("journey stats from the rollups", { timeout: 180_000 }, () => {
         and artist_key = ${artistKey("Beach House")} order by listened_at limit 1`),
     );
     await db.delete(listens).where(eq(listens.id, Number(first?.id)));
-    await expectRollupsMatchPlays(owner.id);
+    await expectDayCountsMatchPlays(owner.id);
     await db
       .delete(listens)
       .where(and(eq(listens.userId, owner.id), eq(listens.artistKey, artistKey("Mogwai"))));
@@ -278,7 +257,7 @@ describe("journey stats from the rollups", { timeout: 180_000 }, () => {
         ms: null,
       },
     ]);
-    await expectRollupsMatchPlays(owner.id);
+    await expectDayCountsMatchPlays(owner.id);
     await expectSameStats(owner.id);
   });
 
@@ -295,30 +274,38 @@ describe("journey stats from the rollups", { timeout: 180_000 }, () => {
         .insert(listens)
         .values(generateHistory(300, 7).map((p) => listenRow(person.id, p, "lastfm")));
     });
-    await expectRollupsMatchPlays(person.id);
+    await expectDayCountsMatchPlays(person.id);
   });
 
-  it("find the top lists however deep the search must go, and by summing when too deep", async () => {
-    const period = rollupPeriod(new Date("2023-11-01T00:00:00Z"), new Date("2025-07-10T00:00:00Z"));
-    for (const kind of ["a", "r", "t"] as const) {
-      const exact = await topKeys({
-        userId: owner.id,
-        kind,
-        period,
-        hidden: [],
-        limit: 10,
-        depths: { first: 1000, max: 1000 },
-      });
-      for (const depths of [
-        { first: 1, max: 4 },
-        { first: 2, max: 2 },
-        { first: 1, max: 1 },
-      ]) {
-        expect(
-          await topKeys({ userId: owner.id, kind, period, hidden: [], limit: 10, depths }),
-        ).toEqual(exact);
-      }
+  it("are the same from a cold index, as a new instance starts", async () => {
+    forgetPlayIndexes();
+    await expectSameStats(owner.id);
+  });
+
+  it("read names with tabs, backslashes and line breaks as written", async () => {
+    const odd = ["Tab\tArtist", "Back\\slash", "Line\nBreak", 'Quote\'s "Name"'];
+    await insertPlays(
+      owner.id,
+      odd.map((name, i) => ({
+        at: new Date(Date.UTC(2025, 6, 8, 10, i)),
+        artist: name,
+        track: `${name} song`,
+        release: `${name} album`,
+        ms: 200_000,
+      })),
+    );
+    const options = {
+      userId: owner.id,
+      start: new Date("2025-07-08T00:00:00Z"),
+      end: new Date("2025-07-09T00:00:00Z"),
+      now: NOWS[0] as Date,
+    };
+    const stats = await computeJourneyStats(options);
+    for (const name of odd) {
+      expect(stats.topArtists.map((a) => a.name)).toContain(name);
+      expect(stats.topTracks.map((t) => t.name)).toContain(`${name} song`);
     }
+    expect(stats).toEqual(await computeJourneyStatsFromPlays(options));
   });
 
   it("give the taste match's shares and the chapters' months as the plays do", async () => {
@@ -358,9 +345,9 @@ describe("journey stats from the rollups", { timeout: 180_000 }, () => {
     expect(byMonth(rolled)).toEqual(byMonth(months));
   });
 
-  it("are rebuilt from the plays by the migration's backfill, as the triggers keep them", async () => {
-    // What an instance with plays runs when it upgrades to migration 0026: the statement
-    // itself, on emptied rollup tables (it adds what it reads, so they must start empty).
+  it("are rebuilt from the plays by the migration's backfill, as the trigger keeps them", async () => {
+    // What an instance with plays runs when it upgrades to migration 0026 (with the function
+    // 0027 leaves): the statement itself, on emptied day totals (it adds what it reads).
     const migration = readFileSync(path.resolve("drizzle/0026_journey-rollups.sql"), "utf8");
     const backfill = migration
       .split("--> statement-breakpoint")
@@ -369,24 +356,17 @@ describe("journey stats from the rollups", { timeout: 180_000 }, () => {
     const person = await createTestUser();
     await insertPlays(person.id, generateHistory(300, 7));
     const db = getDb();
-    await db.execute(
-      sql`truncate listen_days, listen_artists, listen_rollups, listen_rollup_names`,
-    );
+    await db.execute(sql`truncate listen_days`);
     await db.execute(sql.raw(backfill ?? ""));
-    await expectRollupsMatchPlays(owner.id);
-    await expectRollupsMatchPlays(person.id);
+    await expectDayCountsMatchPlays(owner.id);
+    await expectDayCountsMatchPlays(person.id);
   });
 
   it("leave nothing behind when the person is deleted", async () => {
     const person = await createTestUser();
     await insertPlays(person.id, generateHistory(50, 3));
     await getDb().delete(user).where(eq(user.id, person.id));
-    for (const table of [
-      "listen_days",
-      "listen_artists",
-      "listen_rollups",
-      "listen_rollup_names",
-    ]) {
+    for (const table of ["listen_days"]) {
       const rows = rowsOf(
         await getDb().execute(
           sql`select 1 from ${sql.identifier(table)} where user_id = ${person.id}`,
