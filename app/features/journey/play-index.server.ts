@@ -2,14 +2,14 @@ import { sql } from "drizzle-orm";
 import { type DatabaseHandle, getDatabase, rowsOf } from "~/db/client.server";
 
 /*
- * Each person's plays held in memory, in columns, for the journey's top lists, artist counts,
- * discoveries, chapters and taste match (ADR 025). Summing a million plays in typed arrays takes
+ * Each person's plays held in memory, in columns, for everything the journey shows: top lists,
+ * totals, plays over time, the clock, streaks, discoveries, chapters, taste match (ADR 025). Summing a million plays in typed arrays takes
  * milliseconds; the same in SQL on PGlite took seconds, and per-key rollup rows made every
  * imported play cost seven row writes (ADR 024).
  *
  * The database stays the truth: `listen_days` has one row per person and day with plays, and
  * the trigger on `listens` gives every day a statement touches a new `rev` (migration 0027). Each
- * use reads the person's (day, rev) list in one statement and reloads only the days whose rev
+ * use reads the person's (day, rev, plays) list in one statement and reloads only the days whose rev
  * changed, so every instance of the app follows every writer (imports, scrobbles, undo, deletes,
  * or SQL typed by hand) without being told. A reload reads the plays of runs of changed days; on
  * PGlite through `COPY … TO '/dev/blob'`, about seven times faster than rows, in runs of at most
@@ -22,6 +22,7 @@ const DAY_SECONDS = 86_400;
 export function isDayStart(date: Date): boolean {
   return date.getTime() % (DAY_SECONDS * 1000) === 0;
 }
+
 /**
  * Most plays (and days) read per statement when reloading: 10,000 plays hold PGlite's one
  * connection ~20 ms and this process ~40 ms, so other requests are served in between.
@@ -29,7 +30,7 @@ export function isDayStart(date: Date): boolean {
 const RELOAD_PLAYS = 10_000;
 const RELOAD_DAYS = 31;
 /**
- * Plays kept in memory across everyone's indexes (28 bytes each in typed arrays, plus the names);
+ * Plays kept in memory across everyone's indexes (32 bytes each in typed arrays, plus the names);
  * the least recently used indexes are dropped beyond it and rebuilt when next needed.
  */
 const MAX_INDEXED_PLAYS = 2_000_000;
