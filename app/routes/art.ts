@@ -1,5 +1,5 @@
 import { COVER_SEED_PATTERN, coverSvg } from "~/features/artwork/cover";
-import { coverPng } from "~/features/artwork/cover.server";
+import { coverPng, coverWebp } from "~/features/artwork/cover.server";
 import { ARTWORK_FILE, getArtwork } from "~/features/unfurl/unfurl.server";
 import type { Route } from "./+types/art";
 
@@ -10,9 +10,10 @@ const notFound = () =>
   });
 
 /**
- * `/art/<seed>.svg`: generated artwork (app/features/artwork/cover.ts); the picture follows
- * from the seed alone (`.png` for Open Graph images). `/art/<sha256>.webp`: a link's artwork, stored re-encoded when the link
- * was unfurled (features/unfurl). Both are named by their content, so cached for a year by
+ * `/art/<seed>.webp`: generated artwork (app/features/artwork/cover.ts) as pages show it; the
+ * picture follows from the seed alone (`.svg` for any size, `.png` for Open Graph images).
+ * `/art/<sha256>.webp`: a link's artwork, stored re-encoded when the link was unfurled
+ * (features/unfurl). Both are named by their content, so cached for a year by
  * anyone; neither needs a session.
  */
 export async function loader({ params }: Route.LoaderArgs) {
@@ -23,6 +24,17 @@ export async function loader({ params }: Route.LoaderArgs) {
   if (ARTWORK_FILE.test(params.file)) {
     const bytes = await getArtwork(params.file);
     if (!bytes) return notFound();
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: {
+        ...immutable,
+        "Content-Type": "image/webp",
+        "Content-Length": String(bytes.byteLength),
+      },
+    });
+  }
+  const webp = /^([0-9a-f]{16})\.webp$/.exec(params.file)?.[1];
+  if (webp) {
+    const bytes = await coverWebp(webp);
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
       headers: {
         ...immutable,

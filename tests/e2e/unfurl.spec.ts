@@ -142,7 +142,7 @@ test.describe
       await expect(card).toBeVisible();
       await expect(card.locator(".post-music > img")).toHaveAttribute(
         "src",
-        /^\/art\/[0-9a-f]{16}\.svg$/,
+        /^\/art\/[0-9a-f]{16}\.webp$/,
       );
       await expect(card.getByRole("button", { name: /^Play/ })).toBeVisible();
       await page.context().close();

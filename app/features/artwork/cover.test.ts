@@ -17,7 +17,7 @@ describe("generated artwork", () => {
     expect(others.size).toBe(5);
     expect(coverSvg(coverSeed("Radiohead", "Kid A"))).not.toBe(coverSvg(seed));
     // The names never travel in the URL.
-    expect(coverUrl("Björk", "Jóga")).toMatch(/^\/art\/[0-9a-f]{16}\.svg$/);
+    expect(coverUrl("Björk", "Jóga")).toMatch(/^\/art\/[0-9a-f]{16}\.webp$/);
   });
 
   it("is a plain SVG of shapes: no script, no text, no outside reference", () => {
@@ -52,5 +52,35 @@ describe("generated artwork", () => {
     expect(png.headers.get("Content-Type")).toBe("image/png");
     const meta = await sharp(Buffer.from(await png.arrayBuffer())).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(["png", 600, 600]);
+  });
+
+  it("is served as the WebP pages show, the same picture, rendered once for many requests", async () => {
+    const seed = coverSeed("Low", "Words");
+    const request = () =>
+      loader({ params: { file: `${seed}.webp` } } as Parameters<typeof loader>[0]);
+    const webp = await request();
+    expect(webp.status).toBe(200);
+    expect(webp.headers.get("Content-Type")).toBe("image/webp");
+    expect(webp.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+    const bytes = Buffer.from(await webp.arrayBuffer());
+    expect(Number(webp.headers.get("Content-Length"))).toBe(bytes.byteLength);
+    const meta = await sharp(bytes).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["webp", 256, 256]);
+    // The same picture as the SVG: its mean colour is that of the SVG rendered the same way.
+    const stats = async (input: Buffer) =>
+      (await sharp(input).resize(16, 16).removeAlpha().raw().toBuffer()).reduce((a, b) => a + b, 0);
+    const reference = await sharp(Buffer.from(coverSvg(seed)))
+      .resize(256, 256)
+      .webp()
+      .toBuffer();
+    expect(
+      Math.abs((await stats(bytes)) - (await stats(reference))) / (await stats(reference)),
+    ).toBeLessThan(0.02);
+    const again = Buffer.from(await (await request()).arrayBuffer());
+    expect(again.equals(bytes)).toBe(true);
+    for (const file of [`${seed}0.webp`, "abc.webp", `${seed.toUpperCase()}.webp`]) {
+      const missing = await loader({ params: { file } } as Parameters<typeof loader>[0]);
+      expect(missing.status).toBe(404);
+    }
   });
 });

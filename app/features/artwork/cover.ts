@@ -4,7 +4,7 @@ import { artistKey, titleKey } from "~/features/journey";
  * Generated artwork: a cover for music that has no picture of its own — the same one for the
  * same artist and title on every page and every server (never random between renders), built
  * from colours and shapes only, so it carries no text and needs no font. Pages refer to it by
- * a seed (`/art/<seed>.svg`), so the names never travel in the URL.
+ * a seed (`/art/<seed>.webp`, rendered from the SVG), so the names never travel in the URL.
  */
 
 /** FNV-1a, 32 bits: small, stable and well spread for short strings. */
@@ -28,7 +28,7 @@ export function coverSeed(artist: string, title?: string | null): string {
 }
 
 export function coverUrl(artist: string, title?: string | null): string {
-  return `/art/${coverSeed(artist, title)}.svg`;
+  return `/art/${coverSeed(artist, title)}.webp`;
 }
 
 /**

@@ -31,7 +31,7 @@ describe("the sign-in page's preview of a shared link", () => {
     });
     expect(meta).toContainEqual({ property: "og:description", content: "<b>trip-hop</b>" });
     // No picture of its own and no link preview: the generated cover, as a PNG, is its image.
-    expect(preview).toMatchObject({ art: expect.stringMatching(/^\/art\/[0-9a-f]{16}\.svg$/) });
+    expect(preview).toMatchObject({ art: expect.stringMatching(/^\/art\/[0-9a-f]{16}\.webp$/) });
     const image = meta.find((m) => "property" in m && m.property === "og:image");
     expect(image).toMatchObject({
       content: expect.stringMatching(/^https?:\/\/.+\/art\/[0-9a-f]{16}\.png$/),

@@ -215,7 +215,7 @@ describe("refusing what is not safe, without harm", () => {
       const post = await getPost({ viewerId: author.id, postId });
       expect(post?.preview).toBeNull();
       expect(renderCard(post ?? expect.fail("post missing"))).toMatch(
-        /src="\/art\/[0-9a-f]{16}\.svg"/,
+        /src="\/art\/[0-9a-f]{16}\.webp"/,
       );
     });
   }
