@@ -149,7 +149,7 @@ describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
         .map((e) => e.data);
     await until(() => posts(follower).length === 2, "both posts for the follower");
     await until(() => posts(other).length === 1, "the public post for a stranger");
-    // Each post's event comes from its own fan-out job, so the two may arrive in either order.
+    // Each post is announced by its own query (announcePost), so the two may arrive in either order.
     const byId = (a: { postId: string }, b: { postId: string }) => a.postId.localeCompare(b.postId);
     expect(posts(follower).sort(byId)).toEqual(
       [
