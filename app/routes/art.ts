@@ -21,28 +21,20 @@ export async function loader({ params }: Route.LoaderArgs) {
     "Cache-Control": "public, max-age=31536000, immutable",
     "X-Content-Type-Options": "nosniff",
   };
+  const webpResponse = (bytes: Uint8Array) =>
+    new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: {
+        ...immutable,
+        "Content-Type": "image/webp",
+        "Content-Length": String(bytes.byteLength),
+      },
+    });
   if (ARTWORK_FILE.test(params.file)) {
     const bytes = await getArtwork(params.file);
-    if (!bytes) return notFound();
-    return new Response(bytes as Uint8Array<ArrayBuffer>, {
-      headers: {
-        ...immutable,
-        "Content-Type": "image/webp",
-        "Content-Length": String(bytes.byteLength),
-      },
-    });
+    return bytes ? webpResponse(bytes) : notFound();
   }
   const webp = /^([0-9a-f]{16})\.webp$/.exec(params.file)?.[1];
-  if (webp) {
-    const bytes = await coverWebp(webp);
-    return new Response(bytes as Uint8Array<ArrayBuffer>, {
-      headers: {
-        ...immutable,
-        "Content-Type": "image/webp",
-        "Content-Length": String(bytes.byteLength),
-      },
-    });
-  }
+  if (webp) return webpResponse(await coverWebp(webp));
   const png = /^([0-9a-f]{16})\.png$/.exec(params.file)?.[1];
   if (png) {
     const bytes = await coverPng(png);
