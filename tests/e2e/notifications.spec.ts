@@ -331,11 +331,18 @@ test.describe("live updates across a server restart", () => {
     await waitForReady(server, port);
 
     await gotoHydrated(benPage, `/post/${postId}`);
+    // The button turns at once (optimistic): wait for the server's answer, so the like is
+    // stored before the comment and the two notifications keep that order (on the restarted,
+    // still cold server the like's request could otherwise land after the comment's).
+    const liked = benPage.waitForResponse(
+      (response) => response.url().includes("/api/like") && response.request().method() === "POST",
+    );
     await benPage.getByRole("button", { name: "Like (0 likes)" }).click();
     await expect(benPage.getByRole("button", { name: "Like (1 like)" })).toHaveAttribute(
       "aria-pressed",
       "true",
     );
+    expect((await liked).ok()).toBe(true);
     await benPage.getByLabel("Add a comment").fill("Kind of blue, kind of great");
     await benPage.getByRole("button", { name: "Comment", exact: true }).click();
     await expect(
