@@ -5,18 +5,29 @@ import { coverSvg } from "./cover";
 export const COVER_PNG_SIZE = 600;
 
 /**
- * Pixels per side of the cover pages show (`/art/<seed>.webp`): 4× the 64 px of a post card's
- * or a list's cover, 2× the landing page's 128 px wall.
+ * Pixels per side of the cover pages show (`/art/<seed>.webp`): over 5× a post card's 48 px
+ * cover, 2× the landing page's 128 px wall.
  */
 export const COVER_WEBP_SIZE = 256;
 
 /** The generated cover as a PNG (Open Graph images: scrapers do not read SVG). */
-export async function coverPng(seed: string): Promise<Uint8Array> {
+export function coverPng(seed: string): Promise<Uint8Array> {
+  return renderCover(seed, COVER_PNG_SIZE, (image) => image.png({ compressionLevel: 9 }));
+}
+
+type SharpImage = ReturnType<Awaited<ReturnType<typeof loadSharp>>>;
+
+/** The cover's SVG rasterised by sharp at `size` pixels a side, then encoded by `encode`. */
+async function renderCover(
+  seed: string,
+  size: number,
+  encode: (image: SharpImage) => SharpImage,
+): Promise<Uint8Array> {
+  const svg = coverSvg(seed);
   const sharp = await loadSharp();
-  const buffer = await sharp(Buffer.from(coverSvg(seed)), { density: 432 })
-    .resize(COVER_PNG_SIZE, COVER_PNG_SIZE)
-    .png({ compressionLevel: 9 })
-    .toBuffer();
+  // The SVG is 100 units a side; at 72 dpi a unit is a pixel.
+  const image = sharp(Buffer.from(svg), { density: (72 * size) / 100 }).resize(size, size);
+  const buffer = await encode(image).toBuffer();
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
@@ -37,15 +48,7 @@ export function coverWebp(seed: string): Promise<Uint8Array> {
     webpCache.set(seed, cached);
     return cached;
   }
-  const svg = coverSvg(seed);
-  const rendering = loadSharp()
-    .then((sharp) =>
-      sharp(Buffer.from(svg), { density: (72 * COVER_WEBP_SIZE) / 100 })
-        .resize(COVER_WEBP_SIZE, COVER_WEBP_SIZE)
-        .webp({ quality: 80 })
-        .toBuffer(),
-    )
-    .then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
+  const rendering = renderCover(seed, COVER_WEBP_SIZE, (image) => image.webp({ quality: 80 }));
   webpCache.set(seed, rendering);
   rendering.catch(() => webpCache.delete(seed));
   if (webpCache.size > WEBP_CACHE_ENTRIES) {
