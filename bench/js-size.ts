@@ -76,6 +76,10 @@ export function firstLoadScripts(html: string): string[] {
     for (const m of body.matchAll(/\bimport\s*(?:\(\s*|[^"'()]*?from\s*)?["']([^"']+\.js)["']/g)) {
       if (m[1]) found.add(m[1]);
     }
+    // The modulepreload links the server moved into the script, added after the first paint
+    // (app/lib/head-links.server.ts `afterFirstPaint`): `for (const href of ["/assets/…"]) …`.
+    const preloads = /\bfor \(const href of (\[[^\]]*\])\)/.exec(body)?.[1];
+    if (preloads) for (const href of JSON.parse(preloads) as string[]) found.add(href);
   }
   return [...found].filter((url) => url.startsWith("/") && url.endsWith(".js"));
 }
