@@ -38,3 +38,15 @@ export type ChatActionData =
   | { intent: "send"; error: string; message: string }
   | (FormFailure & { intent: "publish"; messageId: string })
   | { intent: "other"; error: string };
+
+/**
+ * What is wrong with a message as typed, or null: the rule `messageSchema` applies (not empty
+ * once trimmed, at most ASSISTANT_MESSAGE_MAX_LENGTH characters), without zod, so the chat
+ * screen checks it before sending without loading a validation library.
+ */
+export function messageProblem(text: string): string | null {
+  const trimmed = text.trim();
+  if (trimmed.length === 0) return MESSAGE_EMPTY;
+  if (Array.from(trimmed).length > ASSISTANT_MESSAGE_MAX_LENGTH) return MESSAGE_TOO_LONG;
+  return null;
+}

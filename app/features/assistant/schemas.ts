@@ -1,17 +1,14 @@
 import { z } from "zod";
-import {
-  ASSISTANT_MESSAGE_MAX_LENGTH,
-  ASSISTANT_TITLE_MAX_LENGTH,
-  MESSAGE_EMPTY,
-  MESSAGE_TOO_LONG,
-} from "./constants";
+import { ASSISTANT_TITLE_MAX_LENGTH, MESSAGE_EMPTY, messageProblem } from "./constants";
 
 /** A message to the assistant: not empty, at most ASSISTANT_MESSAGE_MAX_LENGTH characters. */
 export const messageSchema = z
   .string({ error: MESSAGE_EMPTY })
   .trim()
-  .min(1, MESSAGE_EMPTY)
-  .refine((v) => Array.from(v).length <= ASSISTANT_MESSAGE_MAX_LENGTH, MESSAGE_TOO_LONG);
+  .superRefine((value, context) => {
+    const problem = messageProblem(value);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  });
 
 export const titleSchema = z
   .string({ error: "Give the conversation a name." })

@@ -1,16 +1,18 @@
 import { z } from "zod";
+import {
+  JOURNEY_PERIODS,
+  type JourneyPeriod,
+  PERIOD_LABELS,
+  type ResolvedPeriod,
+} from "./period-labels";
 
-/** The periods the journey offers; `custom` takes `from` and `to` (days, UTC, both included). */
-export const JOURNEY_PERIODS = ["week", "month", "year", "all", "custom"] as const;
-export type JourneyPeriod = (typeof JOURNEY_PERIODS)[number];
-
-export const PERIOD_LABELS: Record<JourneyPeriod, string> = {
-  week: "Last 7 days",
-  month: "Last 30 days",
-  year: "Last 12 months",
-  all: "All time",
-  custom: "Custom range",
-};
+export {
+  JOURNEY_PERIODS,
+  type JourneyPeriod,
+  PERIOD_LABELS,
+  periodSearch,
+  type ResolvedPeriod,
+} from "./period-labels";
 
 const DAY_MS = 86_400_000;
 /** The earliest day a custom range may start (no service kept history before this). */
@@ -29,22 +31,6 @@ export const periodQuerySchema = z.object({
   from: z.union([z.literal(""), isoDay]).optional(),
   to: z.union([z.literal(""), isoDay]).optional(),
 });
-
-/**
- * A resolved period: `start` (included) to `end` (excluded), both at 00:00 UTC; `start` null for
- * all time. `days` is its length in days (for all time: from the first play, set by the caller).
- */
-export interface ResolvedPeriod {
-  period: JourneyPeriod;
-  start: Date | null;
-  end: Date;
-  /** The custom range as typed, echoed back to the form. */
-  from: string;
-  to: string;
-  label: string;
-  /** Why a custom range was not used (then the period falls back to the last 30 days). */
-  error: string | null;
-}
 
 export function dayString(date: Date): string {
   return date.toISOString().slice(0, 10);
@@ -113,14 +99,4 @@ export function resolvePeriod(params: URLSearchParams, now: Date = new Date()): 
     label: `${from} to ${to}`,
     error: null,
   };
-}
-
-/** The query string of a period, for links (`?period=…` plus the range when custom). */
-export function periodSearch(period: Pick<ResolvedPeriod, "period" | "from" | "to">): string {
-  const params = new URLSearchParams({ period: period.period });
-  if (period.period === "custom") {
-    params.set("from", period.from);
-    params.set("to", period.to);
-  }
-  return `?${params.toString()}`;
 }

@@ -18,10 +18,10 @@ import {
   ASSISTANT_SUGGESTIONS,
   ASSISTANT_TITLE_MAX_LENGTH,
   type MessageStatus,
+  messageProblem,
   type PostDraft,
 } from "../constants";
 import type { ConversationSummary, StoredMessage } from "../conversations.server";
-import { messageSchema } from "../schemas";
 import { parseStreamEvents } from "../stream-protocol";
 import { ReplyMarkdown } from "./reply-markdown";
 
@@ -111,17 +111,18 @@ export function ChatScreen({
   const send = useCallback(
     async (text: string) => {
       if (controllerRef.current) return;
-      const checked = messageSchema.safeParse(text);
-      if (!checked.success) {
-        setError(checked.error.issues[0]?.message ?? "Write a message first.");
+      const problem = messageProblem(text);
+      if (problem) {
+        setError(problem);
         return;
       }
+      const message = text.trim();
       setError(null);
       setAnnouncement("");
       const controller = new AbortController();
       controllerRef.current = controller;
       const body = new FormData();
-      body.set("message", checked.data);
+      body.set("message", message);
       if (currentId) body.set("conversationId", currentId);
       let conversationId = currentId;
       let isNew = false;
@@ -130,7 +131,7 @@ export function ChatScreen({
         originId: currentId,
         conversationId: currentId,
         baseline: stored.length,
-        userText: checked.data,
+        userText: message,
         text: "",
         draft: null,
         notice: null,
@@ -148,7 +149,7 @@ export function ChatScreen({
           const refusal = (await response.json().catch(() => null)) as { error?: string } | null;
           setLive(null);
           setError(refusal?.error ?? "The assistant could not answer. Please try again.");
-          if (textareaRef.current) textareaRef.current.value = checked.data;
+          if (textareaRef.current) textareaRef.current.value = message;
           return;
         }
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -5,7 +5,7 @@ import { Card } from "~/components/ui/card";
 import { Cover } from "~/features/artwork";
 import { cn } from "~/lib/utils";
 import type { JourneyView as JourneyViewData } from "../journey-page.server";
-import { JOURNEY_PERIODS, PERIOD_LABELS, periodSearch } from "../period";
+import { JOURNEY_PERIODS, PERIOD_LABELS, periodSearch } from "../period-labels";
 import type { RankedArtist, RankedItem } from "../stats.server";
 import { type ChapterResult, Chapters } from "./chapters";
 import {

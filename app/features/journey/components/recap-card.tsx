@@ -6,7 +6,7 @@ import type { JourneyAudience } from "~/db/schema";
 import { AUDIENCE_LABELS, AUDIENCES } from "~/features/posts";
 import type { FormFailure } from "~/lib/forms";
 import type { Chapter } from "../chapters.server";
-import { periodSearch, type ResolvedPeriod } from "../period";
+import { periodSearch, type ResolvedPeriod } from "../period-labels";
 import { formatDay } from "./format";
 
 export interface RecapResult extends FormFailure {

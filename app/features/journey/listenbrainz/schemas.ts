@@ -1,9 +1,7 @@
 import { z } from "zod";
+import { LISTEN_TOKEN_NAME_MAX } from "./constants";
 
-/** Most tokens a person may have working at once (revoked ones do not count). */
-export const MAX_ACTIVE_LISTEN_TOKENS = 10;
-/** Longest token name (the database allows 60). */
-export const LISTEN_TOKEN_NAME_MAX = 60;
+export { LISTEN_TOKEN_NAME_MAX, MAX_ACTIVE_LISTEN_TOKENS } from "./constants";
 
 /** The "new token" form of Settings → Connected players. */
 export const createListenTokenSchema = z.object({

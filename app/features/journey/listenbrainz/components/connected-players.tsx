@@ -7,7 +7,7 @@ import { Field, FormErrors } from "~/components/ui/field";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { SectionHeader } from "~/features/settings";
 import type { FormFailure } from "~/lib/forms";
-import { LISTEN_TOKEN_NAME_MAX, MAX_ACTIVE_LISTEN_TOKENS } from "../schemas";
+import { LISTEN_TOKEN_NAME_MAX, MAX_ACTIVE_LISTEN_TOKENS } from "../constants";
 import type { ListenTokenSummary } from "../tokens.server";
 
 /** What the action answered: a new token (shown this once) or why it was refused. */
