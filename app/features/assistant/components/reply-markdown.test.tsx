@@ -52,3 +52,71 @@ describe("ReplyMarkdown", () => {
     expect(safeReplyHref("mailto:a@b.c")).toBeNull();
   });
 });
+
+describe("ReplyMarkdown, the markdown an assistant writes", () => {
+  it("renders emphasis, code, escapes and leaves stray markers as text", () => {
+    const html = render(
+      "*one* and _two_ and __three__, `a <b>` and \\*not\\*; snake_case_name, 2 * 3 * 4, a ** b and **unclosed",
+    );
+    expect(html).toContain("<em>one</em>");
+    expect(html).toContain("<em>two</em>");
+    expect(html).toContain("<strong>three</strong>");
+    expect(html).toContain('<code class="rounded bg-muted px-1 text-sm">a &lt;b&gt;</code>');
+    expect(html).toContain("*not*");
+    expect(html).toContain("snake_case_name");
+    expect(html).toContain("2 * 3 * 4");
+    expect(html).toContain("a ** b and **unclosed");
+  });
+
+  it("nests emphasis and links", () => {
+    const html = render("**Top: [Björk](/search?q=Bj%C3%B6rk) and *more***");
+    expect(html).toContain('<strong>Top: <a class="font-medium text-primary underline"');
+    expect(html).toContain('href="/search?q=Bj%C3%B6rk"');
+    expect(html).toContain("<em>more</em></strong>");
+  });
+
+  it("renders bullet, numbered and nested lists, with the numbering's start", () => {
+    const html = render(
+      "Your week:\n\n1. **Radiohead** — 12 plays\n2. Björk\n   - *Homogenic*\n   - Vespertine\n3. Low\n\n- a\n- b\n\n4) later",
+    );
+    expect(html).toContain('<p class="my-1">Your week:</p>');
+    expect(html).toMatch(
+      /<ol class="[^"]*"><li><strong>Radiohead<\/strong> — 12 plays<\/li><li>Björk<ul/,
+    );
+    expect(html).toContain(
+      "<li><em>Homogenic</em></li><li>Vespertine</li></ul></li><li>Low</li></ol>",
+    );
+    expect(html).toMatch(/<ul class="[^"]*"><li>a<\/li><li>b<\/li><\/ul>/);
+    expect(html).toMatch(/<ol start="4" class="[^"]*"><li>later<\/li><\/ol>/);
+  });
+
+  it("keeps code blocks as text, fenced or indented", () => {
+    const html = render(
+      "```js\nconst a = 1 < 2 && **not bold**;\n```\n\n    indented <b>\n\nafter",
+    );
+    expect(html).toContain("<pre");
+    expect(html).toContain("<code>const a = 1 &lt; 2 &amp;&amp; **not bold**;</code>");
+    expect(html).toContain("<code>indented &lt;b&gt;</code>");
+    expect(html).toContain('<p class="my-1">after</p>');
+  });
+
+  it("renders quotes, images as their alt text, links with parentheses and line breaks", () => {
+    const html = render(
+      "> quoted **line**\n\n![cover art](https://example.com/a.png) [wiki](https://en.wikipedia.org/wiki/OK_(band))\nnext  \nhard",
+    );
+    expect(html).toMatch(
+      /<blockquote[^>]*><p class="my-1">quoted <strong>line<\/strong><\/p><\/blockquote>/,
+    );
+    expect(html).not.toContain("<img");
+    expect(html).toContain("<span>cover art</span>");
+    expect(html).toContain('href="https://en.wikipedia.org/wiki/OK_(band)"');
+    expect(html).toContain("next<br/>hard");
+  });
+
+  it("turns an unsafe link into its text, and shows a broken link as typed", () => {
+    const html = render("[click](javascript:alert(1)) and [half](/x and [no target]");
+    expect(html).toContain("<span>click</span>");
+    expect(html).not.toContain("javascript:");
+    expect(html).toContain("[half](/x and [no target]");
+  });
+});
