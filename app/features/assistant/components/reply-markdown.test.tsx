@@ -120,3 +120,36 @@ describe("ReplyMarkdown, the markdown an assistant writes", () => {
     expect(html).toContain("[half](/x and [no target]");
   });
 });
+
+describe("ReplyMarkdown on any text", () => {
+  it("renders every mix of markdown's markers without throwing, and never as HTML", () => {
+    const pieces = ["*", "**", "_", "__", "`", "```", "[", "]", "(", ")", "!", "\\", "\n", "\n\n"];
+    pieces.push(" ", "    ", "\t", "-", "+", "1.", "2)", "#", ">", "a", "/p", "http://x.y");
+    pieces.push("<b>", "&", "é", "💿");
+    let seed = 42;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let n = 0; n < 2000; n++) {
+      let text = "";
+      for (let i = Math.floor(next() * 60); i > 0; i--) {
+        text += pieces[Math.floor(next() * pieces.length)];
+      }
+      const html = render(text);
+      expect(html, JSON.stringify(text)).not.toContain("<b>");
+    }
+  });
+
+  it("shows nesting thousands deep as text instead of exhausting the server's stack", () => {
+    for (const text of [
+      `${"- ".repeat(3000)}deep`,
+      `${">".repeat(3000)} deep`,
+      `${"  - ".repeat(500)}deep`,
+      `${"**a ".repeat(2000)}deep`,
+      `${"[".repeat(3000)}deep](/x)`,
+    ]) {
+      expect(render(text)).toContain("deep");
+    }
+  });
+});

@@ -55,7 +55,19 @@ function startsBlock(line: string): boolean {
   );
 }
 
-function parseBlocks(lines: string[]): Block[] {
+/**
+ * How deep lists, quotes, emphasis and links may nest; deeper is shown as text. A reply is
+ * rendered on the server, and "- - - - …" nested thousands deep must not exhaust its stack.
+ */
+const MAX_NESTING = 12;
+/** How far a link's label may reach for its closing bracket. */
+const MAX_LABEL = 1000;
+
+function parseBlocks(lines: string[], depth = 0): Block[] {
+  if (depth > MAX_NESTING) {
+    const text = lines.join("\n").trim();
+    return text ? [{ at: 0, kind: "paragraph", text }] : [];
+  }
   const blocks: Block[] = [];
   let i = 0;
   while (i < lines.length) {
@@ -90,7 +102,7 @@ function parseBlocks(lines: string[]): Block[] {
         body.push((lines[i] as string).replace(QUOTE, ""));
         i++;
       }
-      blocks.push({ at, kind: "quote", blocks: parseBlocks(body) });
+      blocks.push({ at, kind: "quote", blocks: parseBlocks(body, depth + 1) });
       continue;
     }
     const item = LIST_ITEM.exec(line);
@@ -133,7 +145,7 @@ function parseBlocks(lines: string[]): Block[] {
           }
           i++;
         }
-        list.items.push({ at: itemAt, blocks: parseBlocks(body) });
+        list.items.push({ at: itemAt, blocks: parseBlocks(body, depth + 1) });
         while (i < lines.length && blank(lines[i] as string) && LIST_ITEM.test(lines[i + 1] ?? ""))
           i++;
       }
@@ -170,7 +182,7 @@ const ESCAPABLE = /\\([!-/:-@[-`{-~])/g;
 function linkAt(text: string, from: number): { label: string; url: string; end: number } | null {
   let depth = 0;
   let close = -1;
-  for (let j = from; j < text.length; j++) {
+  for (let j = from; j < Math.min(text.length, from + MAX_LABEL); j++) {
     const c = text[j];
     if (c === "\\") {
       j++;
@@ -217,8 +229,12 @@ function ReplyLink({ url, children }: { url: string; children: ReactNode }) {
 }
 
 /** Inline markdown as React nodes: code, links, images (their alt), strong, emphasis, escapes. */
-function inline(text: string): ReactNode[] {
+function inline(text: string, depth = 0): ReactNode[] {
+  if (depth > MAX_NESTING) return [text];
   const out: ReactNode[] = [];
+  // A marker run that found no closer: none further on can find one either (a closer does not
+  // depend on its opener), so later ones are text without searching again.
+  const unclosed = new Set<string>();
   let plain = "";
   const flush = () => {
     if (plain) out.push(plain);
@@ -267,7 +283,7 @@ function inline(text: string): ReactNode[] {
         } else {
           out.push(
             <ReplyLink key={out.length} url={link.url}>
-              {inline(link.label)}
+              {inline(link.label, depth + 1)}
             </ReplyLink>,
           );
         }
@@ -284,7 +300,7 @@ function inline(text: string): ReactNode[] {
         after !== undefined &&
         !/\s/.test(after) &&
         !(c === "_" && before !== undefined && /[\p{L}\p{N}]/u.test(before));
-      if (opens) {
+      if (opens && !unclosed.has(run)) {
         let close = -1;
         for (let j = i + run.length + 1; j <= text.length - run.length; j++) {
           if (text[j - 1] === "\\") continue;
@@ -298,9 +314,10 @@ function inline(text: string): ReactNode[] {
             break;
           }
         }
-        if (close !== -1) {
+        if (close === -1) unclosed.add(run);
+        else {
           flush();
-          const children = inline(text.slice(i + run.length, close));
+          const children = inline(text.slice(i + run.length, close), depth + 1);
           out.push(
             run.length === 2 ? (
               <strong key={out.length}>{children}</strong>
