@@ -322,8 +322,8 @@ export async function timelineRows(
   const result = await db.execute(
     sql`select json_agg(page order by page.created_at desc, page.id desc) as page from feed_timeline_page(${viewerId}, ${cursor?.createdAt ?? null}::timestamptz, ${cursor?.id ?? null}::uuid, ${limit}::int) as page`,
   );
-  const value = rowsOf<{ page: TimelineJsonRow[] | string | null }>(result)[0]?.page ?? null;
-  const page: TimelineJsonRow[] = typeof value === "string" ? JSON.parse(value) : (value ?? []);
+  // Both drivers parse `json` values; an empty page is a null aggregate.
+  const page = rowsOf<{ page: TimelineJsonRow[] | null }>(result)[0]?.page ?? [];
   return page.map((r) => ({
     id: r.id,
     kind: r.kind,

@@ -393,18 +393,15 @@ function renderBlocks(blocks: Block[], tight = false): ReactNode[] {
             )}
           </li>
         ));
-        return block.ordered ? (
-          <ol
+        const List = block.ordered ? "ol" : "ul";
+        return (
+          <List
             key={index}
             start={block.start === 1 ? undefined : block.start}
-            className="my-1 list-decimal space-y-1 pl-5"
+            className={`my-1 ${block.ordered ? "list-decimal" : "list-disc"} space-y-1 pl-5`}
           >
             {items}
-          </ol>
-        ) : (
-          <ul key={index} className="my-1 list-disc space-y-1 pl-5">
-            {items}
-          </ul>
+          </List>
         );
       }
       default:
