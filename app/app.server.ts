@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { MiddlewareFunction } from "react-router";
+import { startJobRunner, stopJobRunner } from "~/core/jobs/index.server";
 import { logger } from "~/core/logger.server";
 import { startMaintenance, stopMaintenance } from "~/core/maintenance.server";
 import { countLiveStreamsWith } from "~/core/metrics.server";
@@ -15,11 +16,24 @@ import { startFanOutWorker, stopFanOutWorker } from "~/features/feed/fanout-jobs
 import { startListenImportWorker, stopListenImportWorker } from "~/features/journey/import.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
+import { dataExportJob } from "~/features/settings/export-archive.server";
 import { startUnfurlWorker, stopUnfurlWorker } from "~/features/unfurl/unfurl.server";
 import { settleAfterResponse } from "~/lib/after-response.server";
 import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 
 let booting: Promise<DatabaseHandle> | undefined;
+
+/** Every kind of background job, run by this process's job runner (core/jobs). */
+export const JOB_DEFINITIONS = [dataExportJob];
+
+/**
+ * How many requests wait for an admission turn right now; the server wires in its queue, so
+ * background jobs let page views go first (core/jobs: `yield`).
+ */
+let waitingRequests: () => number = () => 0;
+export function countWaitingRequestsWith(count: () => number): void {
+  waitingRequests = count;
+}
 
 /** Root middleware, first of all: the database is open and migrated before anything runs. */
 export const bootMiddleware: MiddlewareFunction<Response> = async (_args, next) => {
@@ -48,6 +62,11 @@ export function bootstrap(): Promise<DatabaseHandle> {
     startListenImportWorker();
     startFanOutWorker();
     startUnfurlWorker();
+    await startJobRunner({
+      handle,
+      definitions: JOB_DEFINITIONS,
+      waitingRequests: () => waitingRequests(),
+    });
     startMaintenance(handle, env.MAINTENANCE_INTERVAL_MINUTES);
     logger.info({ database: handle.kind }, "database ready");
     return handle;
@@ -64,6 +83,8 @@ export async function shutdown(): Promise<void> {
   const handle = await booting.catch(() => undefined);
   booting = undefined;
   await stopMaintenance();
+  // Running jobs stop at their next safe point and are queued again for the next start.
+  await stopJobRunner(10_000);
   // A running import stops after its current batch; the next start resumes it.
   await stopListenImportWorker();
   // Likewise a fan-out stops after its current batch.

@@ -14,7 +14,13 @@ import { contentSecurityPolicy } from "./security.server";
 
 export { observeRequest, renderMetrics } from "~/core/metrics.server";
 export { collectAfterResponse } from "~/lib/after-response.server";
-export { bootstrap, endLiveStreams, isReady, shutdown } from "./app.server";
+export {
+  bootstrap,
+  countWaitingRequestsWith,
+  endLiveStreams,
+  isReady,
+  shutdown,
+} from "./app.server";
 
 export const streamTimeout = 5_000;
 

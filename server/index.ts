@@ -23,6 +23,8 @@ interface AppEntry {
   /** Ends open live event streams, so that closing the server does not wait for them. */
   endLiveStreams(): void;
   isReady(): Promise<boolean>;
+  /** Tells background jobs how many requests wait for a turn (they let those go first). */
+  countWaitingRequestsWith(count: () => number): void;
   /** Runs one request, collecting the work it defers until after its answer. */
   collectAfterResponse<T>(handle: () => Promise<T>): Promise<{ result: T; flush: () => void }>;
   /** True when the request with this context failed because the database was unreachable. */
@@ -82,6 +84,15 @@ let shuttingDown = false;
 /** Per request: starts what it deferred until after its answer (see after-response.server.ts). */
 const afterResponse = new Map<string, () => void>();
 
+const admission =
+  requestConcurrency(env) > 0
+    ? new AdmissionQueue({
+        concurrency: requestConcurrency(env),
+        queueLimit: env.REQUEST_QUEUE_LIMIT,
+      })
+    : null;
+app.countWaitingRequestsWith(() => admission?.stats.waiting ?? 0);
+
 const handler = createNodeHandler({
   async handleRequest(request, facts) {
     // Rate limits read the client from this header only; whatever the client sent is replaced.
@@ -117,13 +128,7 @@ const handler = createNodeHandler({
   metrics: env.METRICS_TOKEN
     ? { token: env.METRICS_TOKEN, render: () => app.renderMetrics() }
     : null,
-  admission:
-    requestConcurrency(env) > 0
-      ? new AdmissionQueue({
-          concurrency: requestConcurrency(env),
-          queueLimit: env.REQUEST_QUEUE_LIMIT,
-        })
-      : null,
+  admission,
 });
 
 /** The route id a request is counted under in /metrics (never the raw URL). */

@@ -43,6 +43,9 @@ export const PURGES: readonly Purge[] = [
   { table: "totp_used_codes", where: "used_at < now() - interval '1 day'" },
   // "Your data" archives past their 7 days (the link already refuses them).
   { table: "data_exports", where: "expires_at < now()" },
+  // Finished jobs stay a day for the admin page; dead ones a month for an admin to look at.
+  { table: "jobs", where: "status = 'done' and finished_at < now() - interval '1 day'" },
+  { table: "jobs", where: "status = 'dead' and finished_at < now() - interval '30 days'" },
 ];
 
 export type MaintenanceStep =

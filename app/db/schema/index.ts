@@ -7,6 +7,7 @@ export * from "./auth-relations";
 export * from "./auth-tokens";
 export * from "./data-exports";
 export * from "./email-preferences";
+export * from "./jobs";
 export * from "./listens";
 export * from "./mail";
 export * from "./media";

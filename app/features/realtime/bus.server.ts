@@ -1,9 +1,7 @@
 import { sql } from "drizzle-orm";
-import type pg from "pg";
 import { logger } from "~/core/logger.server";
 import type { DatabaseHandle, DbOrTx } from "~/db/client.server";
-import { logOutageOr } from "~/db/unavailable.server";
-import { loadPg } from "~/lib/lazy-module.server";
+import { listenOnChannel } from "~/db/listen.server";
 
 /**
  * The one broker Soundtrail uses: PostgreSQL's NOTIFY / LISTEN. A change publishes a small
@@ -51,98 +49,23 @@ function parse(payload: string | undefined): LiveMessage | null {
 }
 
 /**
- * Listens on the live channel. PGlite: its in-process `listen`. PostgreSQL: one dedicated
- * connection per app instance (not per browser), re-opened with backoff when it drops.
+ * Listens on the live channel: one listening connection per app instance (not per browser);
+ * see `listenOnChannel`.
  */
 export async function subscribeLive(
   handle: DatabaseHandle,
   options: SubscribeOptions,
 ): Promise<LiveSubscription> {
-  const deliver = (payload: string | undefined) => {
-    const message = parse(payload);
-    if (!message) {
-      logger.warn({ payload }, "ignored a malformed live message");
-      return;
-    }
-    try {
+  return listenOnChannel(handle, LIVE_CHANNEL, {
+    name: "live listener",
+    onPayload(payload) {
+      const message = parse(payload);
+      if (!message) {
+        logger.warn({ payload }, "ignored a malformed live message");
+        return;
+      }
       options.onMessage(message);
-    } catch (error) {
-      logger.error({ err: error }, "live message handler failed");
-    }
-  };
-
-  if (handle.pglite) {
-    const unlisten = await handle.pglite.listen(LIVE_CHANNEL, deliver);
-    return { close: () => unlisten() };
-  }
-
-  const connectionString = handle.databaseUrl;
-  if (!connectionString) throw new Error("PostgreSQL handle without a database URL");
-  let closed = false;
-  let client: pg.Client | null = null;
-  let retryTimer: NodeJS.Timeout | null = null;
-  let attempt = 0;
-
-  const retryLater = () => {
-    if (closed || retryTimer) return;
-    const delay = Math.min(10_000, 500 * 2 ** attempt++);
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      connect(true).catch((error: unknown) => {
-        logOutageOr("live listener", error, () =>
-          logger.warn({ err: error }, "live listener could not reconnect"),
-        );
-        retryLater();
-      });
-    }, delay);
-    retryTimer.unref();
-  };
-
-  const onFailure = (failed: pg.Client, error?: Error) => {
-    if (client !== failed) return;
-    client = null;
-    logOutageOr("live listener", error, () =>
-      logger.warn({ err: error }, "live listener connection lost; reconnecting"),
-    );
-    failed.end().catch(() => {});
-    retryLater();
-  };
-
-  const { Client } = await loadPg();
-  const connect = async (isReconnect: boolean): Promise<void> => {
-    const next = new Client({ connectionString });
-    next.on("notification", (message) => {
-      if (message.channel === LIVE_CHANNEL) deliver(message.payload);
-    });
-    next.on("error", (error) => onFailure(next, error));
-    next.on("end", () => onFailure(next));
-    try {
-      await next.connect();
-      await next.query(`listen ${LIVE_CHANNEL}`);
-    } catch (error) {
-      next.end().catch(() => {});
-      throw error;
-    }
-    if (closed) {
-      await next.end().catch(() => {});
-      return;
-    }
-    client = next;
-    attempt = 0;
-    if (isReconnect) {
-      logger.info("live listener reconnected");
-      options.onResubscribed?.();
-    }
-  };
-
-  await connect(false);
-  return {
-    close: async () => {
-      closed = true;
-      if (retryTimer) clearTimeout(retryTimer);
-      const current = client;
-      client = null;
-      await current?.end().catch(() => {});
     },
-  };
+    onResubscribed: options.onResubscribed,
+  });
 }

@@ -1,18 +1,23 @@
-import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
+import { type PassThrough, Readable } from "node:stream";
+import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { ZipFile } from "yazl";
 import { AppError } from "~/core/errors";
-import { logger } from "~/core/logger.server";
+import { type ActiveJob, defineJob, PermanentJobError } from "~/core/jobs/index.server";
 import { getDb } from "~/db/client.server";
-import { dataExports, media, user } from "~/db/schema";
+import { dataExportChunks, dataExports, media, user } from "~/db/schema";
 import { renderEmail } from "~/features/mail";
 import { sendMail } from "~/features/mail/index.server";
 import { getEnv } from "~/lib/env.server";
 import { EXPORT_KEEP_DAYS } from "./constants";
-import { exportPersonData } from "./export.server";
-import { createZip, type ZipEntry } from "./zip.server";
+import { type ExportSection, exportSections, exportSummary, sectionText } from "./export.server";
 
-/** A "running" export not touched for this long was cut off (its instance stopped). */
-const STALLED_MS = 5 * 60 * 1000;
 export const EXPORT_NOT_FOUND = "This download is not available. Prepare a new one.";
+
+const isUuid = (value: string) =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+
+/** Bytes per stored piece of an archive: the job and the download hold one at a time. */
+export const CHUNK_BYTES = 1024 * 1024;
 
 export interface DataExportView {
   id: string;
@@ -21,13 +26,6 @@ export interface DataExportView {
   byteSize: number | null;
   createdAt: string;
   expiresAt: string | null;
-}
-
-const inBackground = new Set<Promise<unknown>>();
-
-/** Waits for the exports this process is preparing (tests, and shutdown). */
-export async function settleDataExports(): Promise<void> {
-  while (inBackground.size > 0) await Promise.allSettled([...inBackground]);
 }
 
 function toView(row: {
@@ -62,16 +60,6 @@ export async function getLatestDataExport(options: {
   await db
     .delete(dataExports)
     .where(and(eq(dataExports.userId, options.userId), lt(dataExports.expiresAt, sql`now()`)));
-  await db
-    .update(dataExports)
-    .set({ status: "failed" })
-    .where(
-      and(
-        eq(dataExports.userId, options.userId),
-        eq(dataExports.status, "running"),
-        lt(dataExports.updatedAt, new Date(Date.now() - STALLED_MS)),
-      ),
-    );
   const [row] = await db
     .select(viewColumns)
     .from(dataExports)
@@ -82,44 +70,26 @@ export async function getLatestDataExport(options: {
 }
 
 /**
- * Starts preparing the person's archive in the background and returns it at once (progress 0).
- * While one is being prepared, that one is returned instead of starting another. When it is
- * ready the person gets an e-mail with the download link (also shown in settings).
+ * Starts preparing the person's archive (a job: it survives a restart, and any instance may
+ * run it) and returns it at once (progress 0). While one is being prepared, that one is
+ * returned instead of starting another. When it is ready the person gets an e-mail with the
+ * download link (also shown in settings).
  */
 export async function requestDataExport(options: { userId: string }): Promise<DataExportView> {
   const current = await getLatestDataExport(options);
   if (current?.status === "running") return current;
-  const db = getDb();
-  // Only the newest archive is kept: a new one replaces the old.
-  await db.delete(dataExports).where(eq(dataExports.userId, options.userId));
-  const [row] = await db
-    .insert(dataExports)
-    .values({ userId: options.userId })
-    .returning(viewColumns);
-  if (!row) throw new Error("data export insert returned nothing");
-  const job: Promise<unknown> = prepareDataExport({ id: row.id, userId: options.userId })
-    .catch(async (error: unknown) => {
-      logger.error({ err: error, exportId: row.id }, "data export failed");
-      await getDb()
-        .update(dataExports)
-        .set({ status: "failed", updatedAt: sql`now()` })
-        .where(eq(dataExports.id, row.id))
-        .catch(() => {});
-    })
-    .finally(() => inBackground.delete(job));
-  inBackground.add(job);
+  const row = await getDb().transaction(async (tx) => {
+    // Only the newest archive is kept: a new one replaces the old.
+    await tx.delete(dataExports).where(eq(dataExports.userId, options.userId));
+    const [created] = await tx
+      .insert(dataExports)
+      .values({ userId: options.userId })
+      .returning(viewColumns);
+    if (!created) throw new Error("data export insert returned nothing");
+    await dataExportJob.enqueue(tx, { exportId: created.id }, { key: created.id });
+    return created;
+  });
   return toView(row);
-}
-
-async function setProgress(id: string, progress: number): Promise<void> {
-  await getDb()
-    .update(dataExports)
-    .set({ progress: Math.min(99, Math.round(progress)), updatedAt: sql`now()` })
-    .where(eq(dataExports.id, id));
-}
-
-function json(value: unknown): Uint8Array {
-  return new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 const EXTENSIONS: Record<string, string> = {
@@ -129,121 +99,289 @@ const EXTENSIONS: Record<string, string> = {
   "image/gif": "gif",
   "image/avif": "avif",
 };
+const imageFile = (mediaId: string, type: string) =>
+  `images/${mediaId}.${EXTENSIONS[type] ?? "bin"}`;
+
+const README = (username: string, exportedAt: string) =>
+  [
+    `Everything ${username} created on Soundtrail, exported ${exportedAt}.`,
+    "",
+    "profile.json        your profile (and the file name of your picture)",
+    "account.json        e-mail and phone",
+    "posts.json          your posts; imageFile names the picture in images/",
+    "comments.json       your comments (your own words only)",
+    "likes.json          the posts you liked",
+    "following.json      people you follow",
+    "followers.json      people who follow you",
+    "blocked.json        people you blocked",
+    "notifications.json  your notifications",
+    "settings.json       your notification preferences",
+    "assistant-conversations.json  your conversations with the assistant",
+    "listens.jsonl       your listening history: one play per line (JSON Lines), start times in UTC",
+    "images/             the pictures you uploaded",
+    "",
+  ].join("\n");
+
+const jsonFile = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\n`);
+
+/** A stream that reads a value only when the zip reaches its entry. */
+function lazyStream(read: () => Promise<Uint8Array | null>): Readable {
+  return Readable.from(
+    (async function* () {
+      const bytes = await read();
+      if (bytes) yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    })(),
+    { objectMode: false },
+  );
+}
+
+/** The person's uploaded images, a page at a time (id and type only: bytes come one by one). */
+async function* imagePages(userId: string): AsyncGenerator<{ id: string; contentType: string }[]> {
+  let after: string | null = null;
+  for (;;) {
+    const rows: { id: string; contentType: string }[] = await getDb()
+      .select({ id: media.id, contentType: media.contentType })
+      .from(media)
+      .where(and(eq(media.ownerId, userId), after ? gt(media.id, after) : undefined))
+      .orderBy(asc(media.id))
+      .limit(1000);
+    if (rows.length > 0) yield rows;
+    if (rows.length < 1000) return;
+    after = rows.at(-1)?.id ?? null;
+  }
+}
+
+const MEDIA_PATH = /\/media\/([0-9a-f-]{36})$/i;
 
 /**
- * Builds the archive: one JSON file per kind of thing (exportPersonData: only the person's own
- * things), plus every image they uploaded under images/. Images are read one at a time so a
- * large account does not hold them all twice; progress is saved as it goes.
+ * A section's text as a stream, counting its rows into `progress` as they are read; posts get
+ * the file name of their picture in the archive.
  */
-async function prepareDataExport(options: { id: string; userId: string }): Promise<void> {
-  const { id, userId } = options;
+function sectionStream(
+  section: ExportSection,
+  userId: string,
+  onRows: (rows: number) => void,
+): Readable {
+  const withImages: ExportSection =
+    section.file === "posts.json"
+      ? {
+          ...section,
+          async *pages() {
+            for await (const page of section.pages()) {
+              const ids = page
+                .map((post) => MEDIA_PATH.exec(String(post.imageUrl ?? ""))?.[1])
+                .filter((id): id is string => Boolean(id));
+              const types = new Map(
+                ids.length === 0
+                  ? []
+                  : (
+                      await getDb()
+                        .select({ id: media.id, contentType: media.contentType })
+                        .from(media)
+                        .where(and(eq(media.ownerId, userId), inArray(media.id, ids)))
+                    ).map((m) => [m.id, m.contentType]),
+              );
+              yield page.map((post) => {
+                const id = MEDIA_PATH.exec(String(post.imageUrl ?? ""))?.[1];
+                const type = id ? types.get(id) : undefined;
+                return { ...post, imageFile: id && type ? imageFile(id, type) : null };
+              });
+            }
+          },
+        }
+      : section;
+  return Readable.from(
+    (async function* () {
+      for await (const text of sectionText({
+        ...withImages,
+        async *pages() {
+          for await (const page of withImages.pages()) {
+            onRows(page.length);
+            yield page;
+          }
+        },
+      })) {
+        yield Buffer.from(text);
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
+/**
+ * Builds the archive with a streaming zip writer: the JSON files of `exportSummary`, each
+ * growing section read page by page (plays as JSON Lines), then every uploaded image read one
+ * at a time — and stores it as it streams out, a megabyte per row, each write fenced by the
+ * job's lease. Memory stays flat for any history; a crash restarts it from the beginning (its
+ * pieces written so far are deleted first).
+ */
+async function prepareDataExport(job: ActiveJob<{ exportId: string }>): Promise<void> {
+  const { exportId } = job.payload;
   const db = getDb();
-  const data = await exportPersonData({ userId });
-  await setProgress(id, 10);
-  const images = await db
-    .select({ id: media.id, contentType: media.contentType })
-    .from(media)
-    .where(eq(media.ownerId, userId))
-    .orderBy(asc(media.createdAt));
-  const fileOf = (mediaId: string, type: string) =>
-    `images/${mediaId}.${EXTENSIONS[type] ?? "bin"}`;
-  const types = new Map(images.map((i) => [i.id, i.contentType]));
-  const avatarId = data.profile.avatarUrl?.match(/\/media\/([0-9a-f-]{36})$/i)?.[1] ?? null;
-  const entries: ZipEntry[] = [
-    {
-      name: "README.txt",
-      data: new TextEncoder().encode(
-        [
-          `Everything ${data.profile.username} created on Soundtrail, exported ${data.exportedAt}.`,
-          "",
-          "profile.json        your profile (and the file name of your picture)",
-          "account.json        e-mail and phone",
-          "posts.json          your posts; imageFile names the picture in images/",
-          "comments.json       your comments (your own words only)",
-          "likes.json          the posts you liked",
-          "following.json      people you follow",
-          "followers.json      people who follow you",
-          "blocked.json        people you blocked",
-          "notifications.json  your notifications",
-          "settings.json       your notification preferences",
-          "assistant-conversations.json  your conversations with the assistant",
-          "listens.json        your listening history (plays, start times in UTC)",
-          "images/             the pictures you uploaded",
-          "",
-        ].join("\n"),
-      ),
-      compress: true,
-    },
-    {
-      name: "profile.json",
-      data: json({
-        ...data.profile,
-        avatarFile:
-          avatarId && types.has(avatarId) ? fileOf(avatarId, types.get(avatarId) ?? "") : null,
-        format: data.format,
-        exportedAt: data.exportedAt,
+  const [target] = await db
+    .select({ userId: dataExports.userId, status: dataExports.status })
+    .from(dataExports)
+    .where(eq(dataExports.id, exportId));
+  // Replaced by a newer one, or the person is gone: nothing to do.
+  if (target?.status !== "running") return;
+  const { userId } = target;
+  await db.transaction(async (tx) => {
+    await job.fence(tx);
+    await tx.delete(dataExportChunks).where(eq(dataExportChunks.exportId, exportId));
+    await tx
+      .update(dataExports)
+      .set({ progress: 0, updatedAt: sql`now()` })
+      .where(eq(dataExports.id, exportId));
+  });
+
+  const summary = await exportSummary({ userId });
+  const sections = exportSections({ userId });
+  let totalRows = 1;
+  for (const section of sections) totalRows += await section.count();
+  let doneRows = 0;
+  let shownProgress = 0;
+  const at = new Date();
+
+  const zip = new ZipFile();
+  // A read that fails (the database went away) ends the archive's stream with its error.
+  zip.on("error", (error: Error) => (zip.outputStream as PassThrough).destroy(error));
+  const add = (name: string, bytes: Buffer) => zip.addBuffer(bytes, name, { mtime: at });
+  add("README.txt", Buffer.from(README(summary.profile.username, summary.exportedAt)));
+  // The profile names its picture's file in the archive (found among the images below).
+  const avatarId = summary.profile.avatarUrl?.match(MEDIA_PATH)?.[1] ?? null;
+  const [avatar] = avatarId
+    ? await db
+        .select({ contentType: media.contentType })
+        .from(media)
+        .where(and(eq(media.id, avatarId), eq(media.ownerId, userId)))
+    : [];
+  add(
+    "profile.json",
+    jsonFile({
+      ...summary.profile,
+      avatarFile: avatarId && avatar ? imageFile(avatarId, avatar.contentType) : null,
+      format: summary.format,
+      exportedAt: summary.exportedAt,
+    }),
+  );
+  add("account.json", jsonFile(summary.account));
+  add("following.json", jsonFile(summary.following));
+  add("followers.json", jsonFile(summary.followers));
+  add("blocked.json", jsonFile(summary.blocked));
+  add("settings.json", jsonFile(summary.notificationPreferences));
+  add("assistant-conversations.json", jsonFile(summary.assistantConversations));
+  for (const section of sections) {
+    zip.addReadStream(
+      sectionStream(section, userId, (rows) => {
+        doneRows += rows;
       }),
-      compress: true,
-    },
-    { name: "account.json", data: json(data.account), compress: true },
-    {
-      name: "posts.json",
-      data: json(
-        data.posts.map((post) => {
-          const mediaId = post.imageUrl?.match(/\/media\/([0-9a-f-]{36})$/i)?.[1];
-          return {
-            ...post,
-            imageFile:
-              mediaId && types.has(mediaId) ? fileOf(mediaId, types.get(mediaId) ?? "") : null,
-          };
-        }),
-      ),
-      compress: true,
-    },
-    { name: "comments.json", data: json(data.comments), compress: true },
-    { name: "likes.json", data: json(data.likes), compress: true },
-    { name: "following.json", data: json(data.following), compress: true },
-    { name: "followers.json", data: json(data.followers), compress: true },
-    { name: "blocked.json", data: json(data.blocked), compress: true },
-    { name: "notifications.json", data: json(data.notifications), compress: true },
-    { name: "settings.json", data: json(data.notificationPreferences), compress: true },
-    {
-      name: "assistant-conversations.json",
-      data: json(data.assistantConversations),
-      compress: true,
-    },
-    { name: "listens.json", data: json(data.listens), compress: true },
-  ];
-  let done = 0;
-  for (const image of images) {
-    const [row] = await db
-      .select({ bytes: media.bytes })
-      .from(media)
-      .where(and(eq(media.id, image.id), eq(media.ownerId, userId)));
-    if (row)
-      entries.push({ name: fileOf(image.id, image.contentType), data: row.bytes, compress: false });
-    done++;
-    if (done % 10 === 0 || done === images.length) {
-      await setProgress(id, 10 + (85 * done) / images.length);
+      section.file,
+      { mtime: at, compress: true },
+    );
+  }
+  // Images are added as their list is read; each one's bytes are read when the zip reaches it.
+  const addImages = (async () => {
+    try {
+      await addImageEntries();
+    } catch (error) {
+      (zip.outputStream as PassThrough).destroy(error as Error);
+      throw error;
+    }
+    zip.end();
+  })();
+  async function addImageEntries() {
+    for await (const page of imagePages(userId)) {
+      for (const image of page) {
+        zip.addReadStream(
+          lazyStream(async () => {
+            const [row] = await db
+              .select({ bytes: media.bytes })
+              .from(media)
+              .where(and(eq(media.id, image.id), eq(media.ownerId, userId)));
+            return row?.bytes ?? null;
+          }),
+          imageFile(image.id, image.contentType),
+          // Already compressed (WebP, JPEG …): stored as they are.
+          { mtime: at, compress: false },
+        );
+      }
     }
   }
-  const archive = createZip(entries);
+
+  let seq = 0;
+  let byteSize = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    const bytes = Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    const progress = Math.min(99, Math.floor((100 * doneRows) / totalRows));
+    await db.transaction(async (tx) => {
+      await job.fence(tx);
+      await tx.insert(dataExportChunks).values({ exportId, seq: seq++, bytes });
+      if (progress > shownProgress) {
+        shownProgress = progress;
+        await tx
+          .update(dataExports)
+          .set({ progress, updatedAt: sql`now()` })
+          .where(eq(dataExports.id, exportId));
+      }
+    });
+    await job.yield();
+  };
+  try {
+    for await (const piece of zip.outputStream as AsyncIterable<Buffer>) {
+      if (job.signal.aborted) throw new Error("the export job was stopped");
+      pending.push(piece);
+      pendingBytes += piece.length;
+      byteSize += piece.length;
+      if (pendingBytes >= CHUNK_BYTES) await flush();
+    }
+    await flush();
+  } finally {
+    // Ends the image reader whatever happened above (its error, if any, is the one thrown).
+    await addImages;
+  }
   const expiresAt = new Date(Date.now() + EXPORT_KEEP_DAYS * 24 * 60 * 60 * 1000);
-  const updated = await db
-    .update(dataExports)
-    .set({
-      status: "ready",
-      progress: 100,
-      bytes: archive,
-      byteSize: archive.byteLength,
-      updatedAt: sql`now()`,
-      expiresAt,
-    })
-    .where(and(eq(dataExports.id, id), eq(dataExports.status, "running")))
-    .returning({ id: dataExports.id });
-  if (updated.length === 0) return;
-  await mailDownloadLink({ id, userId, expiresAt });
+  const isReady = await db.transaction(async (tx) => {
+    await job.fence(tx);
+    const updated = await tx
+      .update(dataExports)
+      .set({ status: "ready", progress: 100, byteSize, updatedAt: sql`now()`, expiresAt })
+      .where(and(eq(dataExports.id, exportId), eq(dataExports.status, "running")))
+      .returning({ id: dataExports.id });
+    return updated.length > 0;
+  });
+  if (isReady) await mailDownloadLink({ id: exportId, userId, expiresAt });
 }
+
+/** Prepares a person's "download everything" archive (see prepareDataExport). */
+export const dataExportJob = defineJob<{ exportId: string }>({
+  kind: "settings.data-export",
+  priority: 8,
+  concurrency: 1,
+  maxAttempts: 3,
+  parse(payload) {
+    const exportId = (payload as { exportId?: unknown }).exportId;
+    if (typeof exportId !== "string" || !isUuid(exportId)) {
+      throw new PermanentJobError("not an export id");
+    }
+    return { exportId };
+  },
+  async run(job) {
+    await prepareDataExport(job);
+    return undefined;
+  },
+  async onDead({ exportId }) {
+    await getDb()
+      .update(dataExports)
+      .set({ status: "failed", updatedAt: sql`now()` })
+      .where(and(eq(dataExports.id, exportId), eq(dataExports.status, "running")));
+    await getDb().delete(dataExportChunks).where(eq(dataExportChunks.exportId, exportId));
+  },
+});
 
 async function mailDownloadLink(options: {
   id: string;
@@ -260,7 +398,7 @@ async function mailDownloadLink(options: {
   const { html, text } = renderEmail({
     title: "Your Soundtrail data is ready",
     paragraphs: [
-      "The archive of everything you created on Soundtrail is ready: your profile, posts, comments, likes, follows, notifications and settings as JSON files, with your pictures.",
+      "The archive of everything you created on Soundtrail is ready: your profile, posts, comments, likes, follows, notifications, settings and listening history, with your pictures.",
       `The link works while you are signed in, until ${day}.`,
     ],
     action: { label: "Download your data", url },
@@ -275,14 +413,21 @@ async function mailDownloadLink(options: {
   });
 }
 
-/** The archive's bytes for its owner while it is ready and not expired; anyone else: not found. */
+export interface DataExportFile {
+  byteSize: number;
+  createdAt: Date;
+  /** The archive, read from the database a piece at a time as the client takes it. */
+  body: ReadableStream<Uint8Array>;
+}
+
+/** The archive for its owner while it is ready and not expired; anyone else: not found. */
 export async function getDataExportFile(options: {
   userId: string;
   id: string;
-}): Promise<{ bytes: Uint8Array; createdAt: Date }> {
-  if (!/^[0-9a-f-]{36}$/i.test(options.id)) throw new AppError("not_found", EXPORT_NOT_FOUND);
+}): Promise<DataExportFile> {
+  if (!isUuid(options.id)) throw new AppError("not_found", EXPORT_NOT_FOUND);
   const [row] = await getDb()
-    .select({ bytes: dataExports.bytes, createdAt: dataExports.createdAt })
+    .select({ byteSize: dataExports.byteSize, createdAt: dataExports.createdAt })
     .from(dataExports)
     .where(
       and(
@@ -292,6 +437,22 @@ export async function getDataExportFile(options: {
         sql`${dataExports.expiresAt} > now()`,
       ),
     );
-  if (!row?.bytes) throw new AppError("not_found", EXPORT_NOT_FOUND);
-  return { bytes: row.bytes, createdAt: row.createdAt };
+  if (!row || row.byteSize === null) throw new AppError("not_found", EXPORT_NOT_FOUND);
+  let seq = 0;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const [chunk] = await getDb()
+          .select({ bytes: dataExportChunks.bytes })
+          .from(dataExportChunks)
+          .where(and(eq(dataExportChunks.exportId, options.id), eq(dataExportChunks.seq, seq)));
+        seq++;
+        if (chunk) controller.enqueue(chunk.bytes);
+        else controller.close();
+      },
+    },
+    // One piece at a time: the next is read once the client has taken this one.
+    { highWaterMark: 0 },
+  );
+  return { byteSize: row.byteSize, createdAt: row.createdAt, body };
 }

@@ -1,11 +1,13 @@
-import { inflateRawSync } from "node:zlib";
-import { eq } from "drizzle-orm";
+import { promisify } from "node:util";
+import { eq, sql } from "drizzle-orm";
 import { RouterContextProvider } from "react-router";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import yauzl from "yauzl";
 import { isAppError } from "~/core/errors";
+import { drainJobs } from "~/core/jobs/index.server";
 import { getDb } from "~/db/client.server";
-import { dataExports, mailOutbox } from "~/db/schema";
+import { dataExportChunks, dataExports, listens, mailOutbox } from "~/db/schema";
 import { processImage } from "~/features/media/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
 import { loader as archiveLoader } from "~/routes/_app/settings-data-archive";
@@ -13,39 +15,47 @@ import { createTestUser, type TestUser } from "../../../tests/support/factories"
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import {
+  dataExportJob,
   EXPORT_NOT_FOUND,
   getDataExportFile,
   getLatestDataExport,
   requestDataExport,
-  settleDataExports,
 } from "./export-archive.server";
 import { setAvatar } from "./profile.server";
-import { createZip } from "./zip.server";
+
+const settleDataExports = () => drainJobs([dataExportJob]);
 
 withTestDatabase();
 
-/** The files of a zip, read back through its central directory (what unzip tools do). */
-function readZip(bytes: Uint8Array): Map<string, Buffer> {
-  const zip = Buffer.from(bytes);
-  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  expect(end).toBeGreaterThan(-1);
-  const count = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
+/** The files of a zip, read back with yauzl (what the importers use to read uploaded zips). */
+async function readZip(bytes: Uint8Array): Promise<Map<string, Buffer>> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(Buffer.from(bytes), { lazyEntries: true }, (error, opened) =>
+      error || !opened ? reject(error) : resolve(opened),
+    ),
+  );
   const files = new Map<string, Buffer>();
-  for (let i = 0; i < count; i++) {
-    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
-    const method = zip.readUInt16LE(at + 10);
-    const size = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const local = zip.readUInt32LE(at + 42);
-    const name = zip.subarray(at + 46, at + 46 + nameLength).toString("utf8");
-    const localNameLength = zip.readUInt16LE(local + 26);
-    const start = local + 30 + localNameLength + zip.readUInt16LE(local + 28);
-    const body = zip.subarray(start, start + size);
-    files.set(name, method === 8 ? inflateRawSync(body) : Buffer.from(body));
-    at += 46 + nameLength;
+  for (;;) {
+    const entry = await new Promise<yauzl.Entry | null>((resolve, reject) => {
+      zip.once("entry", resolve);
+      zip.once("end", () => resolve(null));
+      zip.once("error", reject);
+      zip.readEntry();
+    });
+    if (!entry) return files;
+    zip.removeAllListeners();
+    const stream = await promisify(zip.openReadStream.bind(zip))(entry);
+    const parts: Buffer[] = [];
+    for await (const part of stream) parts.push(part as Buffer);
+    files.set(entry.fileName, Buffer.concat(parts));
   }
-  return files;
+}
+
+async function download(userId: string, id: string): Promise<Uint8Array> {
+  const file = await getDataExportFile({ userId, id });
+  const bytes = new Uint8Array(await new Response(file.body).arrayBuffer());
+  expect(bytes.byteLength).toBe(file.byteSize);
+  return bytes;
 }
 
 function contextFor(person: TestUser) {
@@ -67,21 +77,6 @@ async function picture(): Promise<Uint8Array> {
   return new Uint8Array(buffer);
 }
 
-describe("zip archive", () => {
-  it("round-trips names (UTF-8), text and binary content", () => {
-    const files = readZip(
-      createZip([
-        { name: "hello.json", data: new TextEncoder().encode('{"a":"Björk"}'), compress: true },
-        { name: "images/x.bin", data: new Uint8Array([0, 1, 2, 255]), compress: false },
-        { name: "ünïcode.txt", data: new Uint8Array(), compress: true },
-      ]),
-    );
-    expect([...files.keys()]).toEqual(["hello.json", "images/x.bin", "ünïcode.txt"]);
-    expect(files.get("hello.json")?.toString("utf8")).toBe('{"a":"Björk"}');
-    expect([...(files.get("images/x.bin") ?? [])]).toEqual([0, 1, 2, 255]);
-  });
-});
-
 describe("data export archive", () => {
   it("is prepared in the background, holds exactly the person's things and pictures, and is mailed", async () => {
     const nia = await createTestUser();
@@ -102,8 +97,7 @@ describe("data export archive", () => {
     expect(done).toMatchObject({ id: started.id, status: "ready", progress: 100 });
     expect(done?.byteSize).toBeGreaterThan(0);
 
-    const { bytes } = await getDataExportFile({ userId: nia.id, id: started.id });
-    const files = readZip(bytes);
+    const files = await readZip(await download(nia.id, started.id));
     const posts = JSON.parse(files.get("posts.json")?.toString("utf8") ?? "[]") as {
       id: string;
       title: string;
@@ -125,7 +119,13 @@ describe("data export archive", () => {
     const everything = [...files.values()].map((b) => b.toString("latin1")).join("\n");
     expect(everything).not.toContain("Oli secret");
     expect(everything).not.toContain("secret note");
-    for (const name of ["account.json", "comments.json", "likes.json", "settings.json"]) {
+    for (const name of [
+      "account.json",
+      "comments.json",
+      "likes.json",
+      "settings.json",
+      "listens.jsonl",
+    ]) {
       expect(files.has(name)).toBe(true);
     }
 
@@ -144,7 +144,9 @@ describe("data export archive", () => {
       params: { id: started.id },
     } as unknown as Parameters<typeof archiveLoader>[0])) as Response;
     expect(response.headers.get("Content-Type")).toBe("application/zip");
-    expect(readZip(new Uint8Array(await response.arrayBuffer())).has("posts.json")).toBe(true);
+    expect((await readZip(new Uint8Array(await response.arrayBuffer()))).has("posts.json")).toBe(
+      true,
+    );
     for (const id of [started.id, "not-a-uuid", "00000000-0000-4000-8000-000000000000"]) {
       const refused = await archiveLoader({
         request: new Request(`http://localhost:3000/settings/data/export/${id}`),
@@ -168,5 +170,58 @@ describe("data export archive", () => {
     );
     expect(isAppError(expired) && expired.message).toBe(EXPORT_NOT_FOUND);
     expect(await getLatestDataExport({ userId: nia.id })).toBeNull();
+  });
+});
+
+describe("data export of a heavy listener", () => {
+  it("streams every play into listens.jsonl in order, and a retried job starts over cleanly", async () => {
+    const ana = await createTestUser();
+    const plays = 5_003;
+    await getDb().execute(sql`
+      insert into ${listens} (user_id, listened_at, duration_ms, artist_name, track_name,
+        release_name, artist_key, track_key, release_key, source)
+      select ${ana.id}, timestamptz '2024-01-01' + make_interval(mins => i), 180000,
+        'Artist ' || (i % 37), 'Track ' || i, null, 'artist ' || (i % 37), 'track ' || i, '',
+        'import'
+      from generate_series(1, ${plays}) i`);
+    const started = await requestDataExport({ userId: ana.id });
+    // What a run cut off by a crash left behind: pieces of an archive that never finished.
+    await getDb()
+      .insert(dataExportChunks)
+      .values([
+        { exportId: started.id, seq: 0, bytes: new Uint8Array([1, 2, 3]) },
+        { exportId: started.id, seq: 1, bytes: new Uint8Array([4, 5, 6]) },
+      ]);
+    await settleDataExports();
+    expect(await getLatestDataExport({ userId: ana.id })).toMatchObject({ status: "ready" });
+    const files = await readZip(await download(ana.id, started.id));
+    const lines = (files.get("listens.jsonl")?.toString("utf8") ?? "").split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines).toHaveLength(plays);
+    const parsed = lines.map(
+      (line) => JSON.parse(line) as { listenedAt: string; trackName: string },
+    );
+    expect(parsed[0]).toMatchObject({
+      trackName: "Track 1",
+      listenedAt: "2024-01-01T00:01:00.000Z",
+    });
+    expect(parsed.at(-1)?.trackName).toBe(`Track ${plays}`);
+    const times = parsed.map((p) => p.listenedAt);
+    expect([...times].sort()).toEqual(times);
+  });
+
+  it("tells the person when preparing failed for good", async () => {
+    const ben = await createTestUser();
+    const started = await requestDataExport({ userId: ben.id });
+    await getDb().execute(sql`update jobs set max_attempts = 1, payload = '{"exportId":"x"}'
+      where kind = ${dataExportJob.kind} and key = ${started.id}`);
+    await settleDataExports();
+    // A payload the job cannot read is dead at once; nothing else is touched.
+    const [job] = await getDb()
+      .execute(sql`select status from jobs where key = ${started.id}`)
+      .then((r) => (r as unknown as { rows: { status: string }[] }).rows);
+    expect(job?.status).toBe("dead");
+    await dataExportJob.onDead?.({ exportId: started.id }, "broken");
+    expect(await getLatestDataExport({ userId: ben.id })).toMatchObject({ status: "failed" });
   });
 });

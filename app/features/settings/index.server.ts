@@ -1,3 +1,2 @@
 /** The settings feature's public server entry: what other features may import (docs/architecture.md). */
 export * from "./export.server";
-export * from "./zip.server";

@@ -10,10 +10,10 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
   try {
     const file = await getDataExportFile({ userId: viewer.id, id: params.id });
     const day = file.createdAt.toISOString().slice(0, 10);
-    return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
+    return new Response(file.body, {
       headers: {
         "Content-Type": "application/zip",
-        "Content-Length": String(file.bytes.byteLength),
+        "Content-Length": String(file.byteSize),
         "Content-Disposition": `attachment; filename="soundtrail-${viewer.username}-${day}.zip"`,
         "Cache-Control": "private, no-store",
         "X-Content-Type-Options": "nosniff",

@@ -1,3 +1,5 @@
+// Builds zip fixtures for the importers' tests (a small writer of our own, independent of the
+// streaming one the export uses, so each checks the other).
 import { crc32, deflateRawSync } from "node:zlib";
 
 export interface ZipEntry {

@@ -1,0 +1,64 @@
+import { getDatabase } from "~/db/client.server";
+import type { JobDefinition } from "./jobs.server";
+import { JobRunner, type JobRunnerOptions } from "./runner.server";
+
+export {
+  type ActiveJob,
+  defineJob,
+  type EnqueueOptions,
+  enqueueJob,
+  exponentialBackoff,
+  type JobDefinition,
+  JobLeaseLost,
+  type JobResult,
+  PermanentJobError,
+} from "./jobs.server";
+export { JobRunner, type JobRunnerOptions } from "./runner.server";
+
+// biome-ignore lint/suspicious/noExplicitAny: a list of definitions of every payload type
+type AnyDefinition = JobDefinition<any>;
+
+let current: JobRunner | null = null;
+
+/** Starts this process's runner (the server, at boot). */
+export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunner> {
+  if (current) return current;
+  const runner = new JobRunner(options);
+  current = runner;
+  try {
+    await runner.start();
+  } catch (error) {
+    current = null;
+    throw error;
+  }
+  return runner;
+}
+
+/** Stops this process's runner, waiting for running jobs at most `graceMs` (shutdown). */
+export async function stopJobRunner(graceMs?: number): Promise<void> {
+  const runner = current;
+  current = null;
+  await runner?.stop(graceMs);
+}
+
+/** This process's runner, when the server started one. */
+export function getJobRunner(): JobRunner | null {
+  return current;
+}
+
+/**
+ * Runs one queued job of `definition` here and now, and resolves once it settled (a mail sent
+ * during the request that queued it). False when another runner holds it or it is not due.
+ */
+export function runJobNow(definition: AnyDefinition, id: number): Promise<boolean> {
+  const runner = current ?? new JobRunner({ handle: getDatabase(), definitions: [definition] });
+  return runner.runNow(definition, id);
+}
+
+/**
+ * Runs every due job of these definitions here until none is due (tests and scripts; the
+ * server's runner does this on its own). Returns how many ran.
+ */
+export function drainJobs(definitions: readonly AnyDefinition[]): Promise<number> {
+  return new JobRunner({ handle: getDatabase(), definitions }).drain();
+}
