@@ -19,19 +19,19 @@ describe("admission queue", () => {
         return release;
       }),
     );
-    expect(queue.stats).toEqual({ active: 2, waiting: 3 });
+    expect(queue.stats).toMatchObject({ active: 2, waiting: 3 });
     first?.();
     second?.();
     const third = await waits[0];
     const fourth = await waits[1];
     expect(order).toEqual([3, 4]);
-    expect(queue.stats).toEqual({ active: 2, waiting: 1 });
+    expect(queue.stats).toMatchObject({ active: 2, waiting: 1 });
     third?.();
     const fifth = await waits[2];
     expect(order).toEqual([3, 4, 5]);
     fourth?.();
     fifth?.();
-    expect(queue.stats).toEqual({ active: 0, waiting: 0 });
+    expect(queue.stats).toMatchObject({ active: 0, waiting: 0 });
   });
 
   it("refuses at once when the queue is full", async () => {
@@ -52,12 +52,12 @@ describe("admission queue", () => {
     release();
     release();
     // The turn is handed on after the event loop has polled the network (server/admission.ts).
-    expect(queue.stats).toEqual({ active: 0, waiting: 2 });
+    expect(queue.stats).toMatchObject({ active: 0, waiting: 2 });
     const first = await queued[0];
-    expect(queue.stats).toEqual({ active: 1, waiting: 1 });
+    expect(queue.stats).toMatchObject({ active: 1, waiting: 1 });
     first?.();
     (await queued[1])?.();
-    expect(queue.stats).toEqual({ active: 0, waiting: 0 });
+    expect(queue.stats).toMatchObject({ active: 0, waiting: 0 });
   });
 
   it("drops a request aborted while it waits, and never admits an aborted one", async () => {
@@ -68,7 +68,7 @@ describe("admission queue", () => {
     const kept = queue.enter();
     gone.abort();
     expect(await abandoned).toBeNull();
-    expect(queue.stats).toEqual({ active: 1, waiting: 1 });
+    expect(queue.stats).toMatchObject({ active: 1, waiting: 1 });
     running?.();
     const next = await kept;
     expect(next).toBeTypeOf("function");
@@ -76,7 +76,79 @@ describe("admission queue", () => {
     const aborted = new AbortController();
     aborted.abort();
     expect(await queue.enter(aborted.signal)).toBeNull();
-    expect(queue.stats).toEqual({ active: 0, waiting: 0 });
+    expect(queue.stats).toMatchObject({ active: 0, waiting: 0 });
+  });
+});
+
+describe("lanes and fairness", () => {
+  it("gives heavy requests their own turns: however many wait, page views keep theirs", async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, queueLimit: 10, heavyConcurrency: 1 });
+    const heavy = await queue.enter(undefined, { lane: "heavy", client: "a" });
+    const moreHeavy = [1, 2, 3].map((n) =>
+      queue.enter(undefined, { lane: "heavy", client: `h${n}` }),
+    );
+    // A page view is admitted at once although heavy requests wait.
+    const page = await queue.enter(undefined, { client: "b" });
+    expect(page).toBeTypeOf("function");
+    expect(queue.stats).toMatchObject({ active: 1, waiting: 0, heavyActive: 1, heavyWaiting: 3 });
+    page?.();
+    heavy?.();
+    for (const next of moreHeavy) (await next)?.();
+    expect(queue.stats).toMatchObject({ active: 0, heavyActive: 0, heavyWaiting: 0 });
+  });
+
+  it("goes round the clients: one client's many requests do not wait in front of another's", async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, queueLimit: 20, perClientQueueLimit: 10 });
+    const running = await queue.enter(undefined, { client: "busy" });
+    const order: string[] = [];
+    const wait = (client: string, n: number) =>
+      queue.enter(undefined, { client }).then((release) => {
+        order.push(`${client}${n}`);
+        release?.();
+      });
+    const all = [
+      ...[1, 2, 3, 4, 5].map((n) => wait("tabs", n)),
+      wait("other", 1),
+      wait("third", 1),
+    ];
+    running?.();
+    await Promise.all(all);
+    expect(order).toEqual(["tabs1", "other1", "third1", "tabs2", "tabs3", "tabs4", "tabs5"]);
+  });
+
+  it("refuses a client over its share of the queue, and nobody else", async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, queueLimit: 100, perClientQueueLimit: 2 });
+    const running = await queue.enter(undefined, { client: "x" });
+    const kept = [
+      queue.enter(undefined, { client: "scraper" }),
+      queue.enter(undefined, { client: "scraper" }),
+    ];
+    expect(await queue.enter(undefined, { client: "scraper" })).toBeNull();
+    const someoneElse = queue.enter(undefined, { client: "person" });
+    expect(queue.stats).toMatchObject({ waiting: 3, shed: 1 });
+    running?.();
+    // Each is let go as soon as it is admitted (round the clients: scraper, person, scraper).
+    await Promise.all([...kept, someoneElse].map((next) => next.then((release) => release?.())));
+  });
+
+  it("answers a heavy request that waited past its deadline with a refusal", async () => {
+    vi.useFakeTimers();
+    try {
+      const queue = new AdmissionQueue({
+        concurrency: 1,
+        queueLimit: 10,
+        heavyConcurrency: 1,
+        heavyMaxWaitMs: 1000,
+      });
+      const running = await queue.enter(undefined, { lane: "heavy" });
+      const late = queue.enter(undefined, { lane: "heavy", client: "late" });
+      vi.advanceTimersByTime(1001);
+      expect(await late).toBeNull();
+      expect(queue.stats).toMatchObject({ heavyWaiting: 0, shed: 1 });
+      running?.();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -157,6 +229,57 @@ describe("the server with a bounded number of requests at once", () => {
       gates.shift()?.();
       expect(await (await second).text()).toBe("done /second");
       await events.body?.cancel();
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
+
+describe("a turn covers the server's work, not the client's download", () => {
+  it("admits the next request while an earlier answer is still streaming to its client", async () => {
+    let finishDownload: () => void = () => {};
+    const handler = createNodeHandler({
+      handleRequest: async (request) => {
+        const path = new URL(request.url).pathname;
+        if (path === "/big") {
+          // The answer is ready; its body trickles out until the gate opens (a slow client).
+          return new Response(
+            new ReadableStream({
+              start(controller) {
+                controller.enqueue(new TextEncoder().encode("part one\n"));
+                finishDownload = () => {
+                  controller.enqueue(new TextEncoder().encode("part two\n"));
+                  controller.close();
+                };
+              },
+            }),
+          );
+        }
+        return new Response(`done ${path}`);
+      },
+      isReady: async () => true,
+      isShuttingDown: () => false,
+      clientDir: null,
+      allowedOrigins: ["http://app.test"],
+      trustProxy: false,
+      securityHeaders: {},
+      logger: pino({ level: "silent" }),
+      admission: new AdmissionQueue({ concurrency: 1, queueLimit: 0 }),
+    });
+    const server = http.createServer(handler.onRequest);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const big = await fetch(`${base}/big`);
+      const reader = big.body?.getReader();
+      expect(new TextDecoder().decode((await reader?.read())?.value)).toBe("part one\n");
+      // With one turn and no queue, this would be a 503 if the download still held the turn.
+      const page = await fetch(`${base}/page`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toBe("done /page");
+      finishDownload();
+      expect(new TextDecoder().decode((await reader?.read())?.value)).toBe("part two\n");
     } finally {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

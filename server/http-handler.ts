@@ -14,6 +14,7 @@ import {
 } from "./body-limits";
 import { clientAddress } from "./client-address";
 import { hasPendingBody, lingerBeforeClose, readBodyWithin, serveFetch } from "./fetch-listener";
+import { clientKeyFor, laneFor } from "./lanes";
 import { checkOrigin } from "./origin";
 import { serveStatic } from "./static";
 import { busyResponse } from "./unavailable";
@@ -257,8 +258,12 @@ export function createNodeHandler(options: NodeHandlerOptions) {
       typeof req.headers["x-forwarded-for"] === "string" ? req.headers["x-forwarded-for"] : null,
       options.trustProxy,
     );
-    /** This request's turn (server/admission.ts), given back when its answer is written. */
+    /**
+     * This request's turn (server/admission.ts), given back once its answer is ready to stream:
+     * the server's work is done then, and a slow client's download holds no turn.
+     */
     let turn: Release | null = null;
+    const ticket = { client: clientKeyFor(req.headers, address), lane: laneFor(method, pathname) };
     const exchange = await serveFetch(req, res, {
       protocol: "encrypted" in req.socket && req.socket.encrypted ? "https:" : "http:",
       limit,
@@ -271,7 +276,7 @@ export function createNodeHandler(options: NodeHandlerOptions) {
         // (minutes on a slow phone line): holding one of the few turns for that would stall
         // everyone else, so these take none (their size is bounded by BODY_LIMITS).
         if (options.admission && bodyClass !== "upload" && bodyClass !== "history") {
-          turn = await options.admission.enter(request.signal);
+          turn = await options.admission.enter(request.signal, ticket);
           if (!turn) {
             response = busyResponse(request, options.securityHeaders);
             response.headers.set("X-Request-Id", requestId);
@@ -282,8 +287,9 @@ export function createNodeHandler(options: NodeHandlerOptions) {
           requestId,
           clientAddress: address,
         });
-        // A live event stream stays open for hours: it gives its turn back once it has started.
-        if (response.headers.get("Content-Type")?.startsWith("text/event-stream")) turn?.();
+        // The answer is ready to stream (a live event stream, which stays open for hours,
+        // included): the turn goes to the next request.
+        turn?.();
         for (const [name, value] of Object.entries(options.securityHeaders)) {
           if (!response.headers.has(name)) response.headers.set(name, value);
         }

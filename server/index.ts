@@ -89,6 +89,8 @@ const admission =
     ? new AdmissionQueue({
         concurrency: requestConcurrency(env),
         queueLimit: env.REQUEST_QUEUE_LIMIT,
+        // On PGlite one heavy request at a time: they share the one connection and thread.
+        heavyConcurrency: env.DATABASE_URL ? 2 : 1,
       })
     : null;
 app.countWaitingRequestsWith(() => admission?.stats.waiting ?? 0);
