@@ -5,8 +5,6 @@ import { defineConfig } from "vitest/config";
 const ISOLATED = [
   // sets DATA_DIR and AUTH_REDIRECT_URLS before the environment is first read
   "app/features/auth-api/auth-api.test.ts",
-  // stops and resumes the import worker
-  "app/features/journey/import.test.ts",
   // starts and stops the live hub
   "app/features/realtime/hub.test.ts",
 ];

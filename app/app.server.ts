@@ -12,19 +12,19 @@ import {
   setDatabase,
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
-import { startFanOutWorker, stopFanOutWorker } from "~/features/feed/fanout-jobs.server";
-import { startListenImportWorker, stopListenImportWorker } from "~/features/journey/import.server";
+import { fanOutJob } from "~/features/feed/fanout-jobs.server";
+import { listenImportJob, recoverStalledImports } from "~/features/journey/import.server";
 import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
 import { dataExportJob } from "~/features/settings/export-archive.server";
-import { startUnfurlWorker, stopUnfurlWorker } from "~/features/unfurl/unfurl.server";
+import { queuePendingUnfurls, unfurlJob } from "~/features/unfurl/unfurl.server";
 import { settleAfterResponse } from "~/lib/after-response.server";
 import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 
 let booting: Promise<DatabaseHandle> | undefined;
 
 /** Every kind of background job, run by this process's job runner (core/jobs). */
-export const JOB_DEFINITIONS = [dataExportJob];
+export const JOB_DEFINITIONS = [dataExportJob, fanOutJob, unfurlJob, listenImportJob];
 
 /**
  * How many requests wait for an admission turn right now; the server wires in its queue, so
@@ -59,9 +59,8 @@ export function bootstrap(): Promise<DatabaseHandle> {
     await startLiveHub(handle);
     countLiveStreamsWith(() => getLiveHub()?.size ?? 0);
     startMailWorker();
-    startListenImportWorker();
-    startFanOutWorker();
-    startUnfurlWorker();
+    await recoverStalledImports();
+    await queuePendingUnfurls();
     await startJobRunner({
       handle,
       definitions: JOB_DEFINITIONS,
@@ -85,11 +84,6 @@ export async function shutdown(): Promise<void> {
   await stopMaintenance();
   // Running jobs stop at their next safe point and are queued again for the next start.
   await stopJobRunner(10_000);
-  // A running import stops after its current batch; the next start resumes it.
-  await stopListenImportWorker();
-  // Likewise a fan-out stops after its current batch.
-  await stopFanOutWorker();
-  await stopUnfurlWorker();
   await stopLiveHub();
   // Mails promised after an answer (reset links, codes) go out before the database closes.
   await settleAfterResponse();

@@ -47,6 +47,15 @@ export function getJobRunner(): JobRunner | null {
 }
 
 /**
+ * For long work outside a job (reading an uploaded history into staging): lets waiting page
+ * views go first, as a job's `yield()` does, and always lets the event loop turn.
+ */
+export async function yieldToRequests(): Promise<void> {
+  if (current) await current.yieldToRequests();
+  else await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * Runs one queued job of `definition` here and now, and resolves once it settled (a mail sent
  * during the request that queued it). False when another runner holds it or it is not due.
  */

@@ -88,6 +88,11 @@ export interface EnqueueOptions {
   delayMs?: number;
   priority?: number;
   maxAttempts?: number;
+  /**
+   * With a key: when a job with it already waits, start that one over with this payload (its
+   * saved progress dropped) instead of leaving it as it is.
+   */
+  replace?: boolean;
 }
 
 /** A failure retrying cannot fix (bad payload, a refusal): the job is dead at once. */
@@ -150,6 +155,7 @@ export function defineJob<P extends Record<string, unknown>>(
         key: enqueueOptions.key,
         runAt: enqueueOptions.runAt,
         delayMs: enqueueOptions.delayMs,
+        replace: enqueueOptions.replace,
       }),
   };
   return definition;
@@ -158,7 +164,7 @@ export function defineJob<P extends Record<string, unknown>>(
 /**
  * Queues a job and wakes the runners (on commit, when `db` is a transaction: a job queued in a
  * transaction that rolls back never existed). Returns its id, or null when a job with the same
- * kind and key is already waiting.
+ * kind and key is already waiting (with `replace`: that job's id, started over).
  */
 export async function enqueueJob(
   db: DbOrTx,
@@ -170,6 +176,7 @@ export async function enqueueJob(
     delayMs?: number;
     priority?: number;
     maxAttempts?: number;
+    replace?: boolean;
   },
 ): Promise<number | null> {
   const runAt = job.runAt
@@ -183,7 +190,13 @@ export async function enqueueJob(
         insert into ${jobs} (kind, payload, key, priority, max_attempts, run_at)
         values (${job.kind}, ${JSON.stringify(job.payload)}::jsonb, ${job.key ?? null},
           ${job.priority ?? 5}, ${job.maxAttempts ?? 8}, ${runAt})
-        on conflict (kind, key) where status = 'queued' and key is not null do nothing
+        on conflict (kind, key) where status = 'queued' and key is not null
+        ${
+          job.replace
+            ? sql`do update set payload = excluded.payload, progress = null, attempts = 0,
+                run_at = least(${jobs.runAt}, excluded.run_at)`
+            : sql`do nothing`
+        }
         returning id
       )
       select id, pg_notify(${JOBS_CHANNEL}, ${job.kind}) from queued`),

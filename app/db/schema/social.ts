@@ -200,19 +200,3 @@ export const homeTimeline = pgTable(
     index("home_timeline_user_author_idx").on(t.userId, t.authorId),
   ],
 );
-
-/**
- * A post whose author has more followers than one request should write for: the followers'
- * timeline rows are added after the post commits, a batch at a time, by the fan-out worker
- * (app/features/feed/fanout-jobs.server.ts). Committed with the post, so a crash or restart
- * loses nothing; deleting the post deletes the job.
- */
-export const fanoutJobs = pgTable("fanout_jobs", {
-  postId: uuid("post_id")
-    .primaryKey()
-    .references(() => posts.id, { onDelete: "cascade" }),
-  authorId: text("author_id").notNull(),
-  /** Followers up to this id (in id order) have the post; null: none yet. */
-  afterFollower: text("after_follower"),
-  createdAt: createdAt(),
-});

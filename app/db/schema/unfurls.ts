@@ -7,9 +7,8 @@ export type UnfurlStatus = (typeof UNFURL_STATUSES)[number];
 
 /**
  * Public metadata of streaming links (title, artist, artwork), fetched once per URL from the
- * service and shared by every post with that link. The row is the work item too: `pending`
- * rows are claimed with a lease (`locked_until`), so a restart resumes them and a second
- * instance never fetches the same URL at the same time. The artwork is stored re-encoded
+ * service and shared by every post with that link, by a job (core/jobs) keyed by the URL, so
+ * a restart resumes it and a second instance never fetches the same URL at the same time. The artwork is stored re-encoded
  * (WebP) and served from `/art/<sha256>.webp`, so pages never load it from the service.
  */
 export const linkUnfurls = pgTable(
@@ -19,8 +18,8 @@ export const linkUnfurls = pgTable(
     url: text("url").primaryKey(),
     service: text("service").notNull(),
     status: text("status", { enum: UNFURL_STATUSES }).notNull().default("pending"),
+    /** Attempts so far (the job's), for operators. */
     attempts: integer("attempts").notNull().default(0),
-    lockedUntil: timestamp("locked_until", { withTimezone: true, precision: 3 }),
     title: text("title"),
     artist: text("artist"),
     /** The service's player, when its oEmbed answer names one on an allowed origin. */

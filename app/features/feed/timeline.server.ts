@@ -1,7 +1,8 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { type DbOrTx, rowsOf } from "~/db/client.server";
-import { fanoutJobs, follows, homeTimeline, posts } from "~/db/schema";
+import { follows, homeTimeline, posts } from "~/db/schema";
 import type { Audience } from "~/features/posts";
+import { queueFanOut } from "./fanout-jobs.server";
 
 /** How many of a person's posts a new follower gets in their home timeline right away. */
 export const BACKFILL_LIMIT = 500;
@@ -15,7 +16,7 @@ export interface TimelinePost {
 
 /**
  * Above this many followers the followers' rows are written by the fan-out worker after the
- * post commits (fanout-jobs.server.ts) instead of inside the author's request.
+ * post commits (the fan-out job, fanout-jobs.server.ts) instead of inside the author's request.
  */
 export const INLINE_FANOUT_LIMIT = 500;
 
@@ -25,8 +26,8 @@ export type FanOut = "inline" | "queued";
 /**
  * Fan-out on write: puts a new post into its author's timeline and, unless it is "only me",
  * into every follower's — in the transaction that creates the post when the author has up to
- * INLINE_FANOUT_LIMIT followers, else through a fan-out job committed with the post (the
- * caller wakes the worker after the commit: `wakeFanOut`).
+ * INLINE_FANOUT_LIMIT followers, else through a fan-out job committed with the post (its
+ * commit wakes the job runners).
  */
 export async function fanOutPost(tx: DbOrTx, post: TimelinePost): Promise<FanOut> {
   const createdAt = post.createdAt.toISOString();
@@ -41,10 +42,7 @@ export async function fanOutPost(tx: DbOrTx, post: TimelinePost): Promise<FanOut
       offset ${INLINE_FANOUT_LIMIT} limit 1`),
   );
   if (many.length > 0) {
-    await tx
-      .insert(fanoutJobs)
-      .values({ postId: post.id, authorId: post.authorId })
-      .onConflictDoUpdate({ target: fanoutJobs.postId, set: { afterFollower: null } });
+    await queueFanOut(tx, post.id);
     return "queued";
   }
   await tx.execute(sql`
@@ -60,7 +58,6 @@ export async function refanOutPost(tx: DbOrTx, post: TimelinePost): Promise<FanO
   await tx
     .delete(homeTimeline)
     .where(and(eq(homeTimeline.postId, post.id), ne(homeTimeline.userId, post.authorId)));
-  await tx.delete(fanoutJobs).where(eq(fanoutJobs.postId, post.id));
   return fanOutPost(tx, post);
 }
 

@@ -1,6 +1,12 @@
-import { and, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
-import { logger } from "~/core/logger.server";
+import {
+  type ActiveJob,
+  defineJob,
+  drainJobs,
+  PermanentJobError,
+  yieldToRequests,
+} from "~/core/jobs/index.server";
 import { getDb, rowsOf, type Tx } from "~/db/client.server";
 import {
   type ListenImportStatus,
@@ -18,19 +24,20 @@ import type { HistoryFile } from "./importers/read-files.server";
 import { SKIP_REASONS, type SkipReason } from "./importers/types";
 import { readImportBatches } from "./importers/worker.server";
 
-/** Plays written to staging per statement while reading the files. */
-const STAGE_BATCH = 5000;
+/**
+ * Plays written to staging per statement while reading the files: on PGlite a statement holds
+ * the event loop (and the one connection) while it runs, so each one stays near 20 ms, and the
+ * request lets waiting ones through between them.
+ */
+const STAGE_BATCH = 1000;
 /** Plays staged between two signs of life of a read (its `updated_at`). */
 const HEARTBEAT_PLAYS = STAGE_BATCH * 50;
 /**
- * Plays copied into the history per transaction (one progress step). The trigger on `listens`
- * adds each batch to a few per-day totals (ADR 025), so a copied play costs ~20 µs on PGlite: a
- * batch holds the one connection every request waits for about half a second. (With ADR 024's
- * per-key rollups a play cost 0.3–1 ms and batches were 2,500.)
+ * Plays copied into the history per transaction (one progress step). A copied play costs
+ * ~20 µs on PGlite, whose statements hold the event loop while they run: 2,000 keep a step
+ * near 40 ms, and page views waiting meanwhile go first before the next (job.yield).
  */
-const COPY_BATCH = 20_000;
-/** An import not moved on for this long lost its process (a restart): another one takes it. */
-const STALLED_MS = 60 * 1000;
+const COPY_BATCH = 2_000;
 /** A read of files that has not moved for this long was cut off with its request. */
 const READ_STALLED_MS = 10 * 60 * 1000;
 /** Broken rows listed in the preview (all are counted). */
@@ -253,6 +260,7 @@ export async function createListenImport(options: {
       }
       if (batch.plays === 0) continue;
       await stagePlays(importId, batch.rowsJson);
+      await yieldToRequests();
       const before = seq;
       seq += batch.plays;
       // A sign of life, so a read cut off by a restart can be told from a long one.
@@ -344,19 +352,22 @@ export async function confirmListenImport(options: {
   if (current.summary === null) {
     throw new AppError("conflict", "The files are still being read. Try again in a moment.");
   }
-  const [row] = await getDb()
-    .update(listenImports)
-    .set({ status: "importing", processed: 0, added: 0, updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(listenImports.id, options.importId),
-        eq(listenImports.userId, options.userId),
-        eq(listenImports.status, "preview"),
-      ),
-    )
-    .returning(viewColumns);
+  const row = await getDb().transaction(async (tx) => {
+    const [updated] = await tx
+      .update(listenImports)
+      .set({ status: "importing", processed: 0, added: 0, updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(listenImports.id, options.importId),
+          eq(listenImports.userId, options.userId),
+          eq(listenImports.status, "preview"),
+        ),
+      )
+      .returning(viewColumns);
+    if (updated) await listenImportJob.enqueue(tx, { importId: updated.id }, { key: updated.id });
+    return updated;
+  });
   if (!row) return toView(await getOwnImport(options.userId, options.importId));
-  startJob(row.id);
   return toView(row);
 }
 
@@ -383,64 +394,74 @@ export async function cancelListenImport(options: {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The background copy.
-
-const running = new Map<string, Promise<void>>();
-let isStopping = false;
-
-/** Waits for the imports this process is copying (tests, and shutdown). */
-export async function settleListenImports(): Promise<void> {
-  while (running.size > 0) await Promise.allSettled([...running.values()]);
-}
-
-function startJob(importId: string): void {
-  if (running.has(importId) || isStopping) return;
-  const job = copyImport(importId)
-    .catch(async (error: unknown) => {
-      logger.error({ err: error, importId }, "listening history import failed");
-      await getDb()
-        .update(listenImports)
-        .set({
-          status: "failed",
-          error:
-            error instanceof StagingLost
-              ? STAGING_LOST
-              : "The import stopped because of an error on our side. Nothing was added twice; upload the files again to finish it.",
-          updatedAt: sql`now()`,
-        })
-        .where(and(eq(listenImports.id, importId), eq(listenImports.status, "importing")))
-        .catch(() => {});
-      await getDb()
-        .delete(listenImportRows)
-        .where(eq(listenImportRows.importId, importId))
-        .catch(() => {});
-    })
-    .finally(() => running.delete(importId));
-  running.set(importId, job);
-}
-
-/** Thrown inside a batch when another process took the import over. */
-class LostImport extends Error {}
+// The background copy: a job (core/jobs) per confirmed import.
 
 /**
- * Thrown when the staged plays the copy needs next are not there: the staging table is
- * unlogged (drizzle/0024), so a database crash empties it.
+ * Thrown when the staged plays the copy needs next are not there (only a database that lost
+ * its files could do that now that staging is logged: drizzle/0029).
  */
 class StagingLost extends Error {}
 const STAGING_LOST =
   "The plays read from your files were lost when the server restarted. Nothing was added twice; upload the files again to finish the import.";
+const IMPORT_FAILED =
+  "The import stopped because of an error on our side. Nothing was added twice; upload the files again to finish it.";
+
+async function failImport(importId: string, message: string): Promise<void> {
+  await getDb()
+    .update(listenImports)
+    .set({ status: "failed", error: message, updatedAt: sql`now()` })
+    .where(and(eq(listenImports.id, importId), eq(listenImports.status, "importing")));
+  await getDb().delete(listenImportRows).where(eq(listenImportRows.importId, importId));
+}
+
+/**
+ * Copies a confirmed import's staged plays into the history, COPY_BATCH plays per transaction,
+ * letting page views go first between batches; retried with back-off if a batch fails, and
+ * "failed" (nothing added twice) after the last attempt.
+ */
+export const listenImportJob = defineJob<{ importId: string }>({
+  kind: "journey.import",
+  priority: 8,
+  concurrency: 1,
+  maxAttempts: 5,
+  parse(payload) {
+    const importId = (payload as { importId?: unknown }).importId;
+    if (typeof importId !== "string") throw new PermanentJobError("no import id");
+    return { importId };
+  },
+  async run(job) {
+    try {
+      await copyImport(job);
+    } catch (error) {
+      if (!(error instanceof StagingLost)) throw error;
+      await failImport(job.payload.importId, STAGING_LOST);
+    }
+    return undefined;
+  },
+  async onDead({ importId }) {
+    await failImport(importId, IMPORT_FAILED);
+  },
+});
+
+/** Runs the queued import copies here until none is left (tests and the bench). */
+export async function settleListenImports(): Promise<void> {
+  await drainJobs([listenImportJob]);
+}
 
 /**
  * Copies the staged plays into the history in batches of COPY_BATCH by `seq`. Each batch and
- * its progress commit together, and a batch only commits if `processed` is still where this
- * job left it, so a restart (or a second instance) resumes exactly where it stopped and never
- * counts a play twice. Plays already there (the natural key) are left alone.
+ * its progress commit together, fenced by the job's lease, and a batch only commits if
+ * `processed` is still where this run left it, so a restart (or a second instance) resumes
+ * exactly where it stopped and never counts a play twice. Plays already there (the natural
+ * key) are left alone.
  */
-async function copyImport(importId: string): Promise<void> {
+async function copyImport(job: ActiveJob<{ importId: string }>): Promise<void> {
+  const { importId } = job.payload;
   const db = getDb();
   /** Whether plays may already be in the history: duplicates seen by the preview, or since. */
   let expectConflicts: boolean | null = null;
-  while (!isStopping) {
+  for (;;) {
+    if (job.signal.aborted) throw new Error("the import copy was stopped");
     const [current] = await db
       .select({
         userId: listenImports.userId,
@@ -461,7 +482,7 @@ async function copyImport(importId: string): Promise<void> {
     expectConflicts ??=
       current.summary?.skipped.some((s) => s.reason === SKIP_REASONS.duplicate) ?? true;
     // Staged plays are numbered 1…total without gaps: the next one is there unless the
-    // staging table was emptied by a crash (it is unlogged).
+    // database lost the staging table.
     const [next] = rowsOf<{ ok: boolean }>(
       await db.execute(sql`
         select exists (select 1 from ${listenImportRows}
@@ -469,67 +490,67 @@ async function copyImport(importId: string): Promise<void> {
     );
     if (!next?.ok) throw new StagingLost();
     const allowed = await mayDeferTriggers();
-    try {
-      await db.transaction(async (tx) => {
-        const deferTriggers = await deferRowTriggers(tx, allowed);
-        if (deferTriggers) {
-          // What the triggers on listens do, once for the batch: the person's row is locked as
-          // the foreign key check would (they cannot be deleted under it), and their listen
-          // version (the stats cache's) is raised below.
-          const [person] = rowsOf<{ id: string }>(
-            await tx.execute(sql`select id from "user" where id = ${current.userId} for key share`),
+    const moved = await db.transaction(async (tx) => {
+      await job.fence(tx);
+      const deferTriggers = await deferRowTriggers(tx, allowed);
+      if (deferTriggers) {
+        // What the triggers on listens do, once for the batch: the person's row is locked as
+        // the foreign key check would (they cannot be deleted under it), and their listen
+        // version (the stats cache's) is raised below.
+        const [person] = rowsOf<{ id: string }>(
+          await tx.execute(sql`select id from "user" where id = ${current.userId} for key share`),
+        );
+        if (!person) return null;
+      }
+      const moveBatch = (ifNew: boolean) => sql`
+          with moved as (
+            insert into ${listens} (user_id, listened_at, duration_ms, artist_name, track_name,
+              release_name, artist_key, track_key, release_key, source, import_id)
+            select ${current.userId}, listened_at, duration_ms, artist_name, track_name,
+              release_name, artist_key, track_key, release_key, source, import_id
+            from ${listenImportRows}
+            where import_id = ${importId} and seq > ${from} and seq <= ${to}
+            order by seq
+            ${ifNew ? sql`on conflict (user_id, listened_at, artist_key, track_key) do nothing` : sql``}
+            returning 1
+          )
+          update ${listenImports}
+          set processed = ${to}, added = added + (select count(*)::int from moved),
+            updated_at = now()
+          where id = ${importId} and status = 'importing' and processed = ${from}
+          returning processed`;
+      let batch: { processed: number } | undefined;
+      if (!expectConflicts) {
+        // The preview found every play new: a plain insert, which costs about a fifth less
+        // than ON CONFLICT's speculative one. The natural key still holds (a unique index);
+        // a play that arrived since (a scrobble, another import) rolls the attempt back and
+        // the batch goes the careful way, as does the rest of the import.
+        try {
+          batch = await tx.transaction(async (attempt) =>
+            rowsOf<{ processed: number }>(await attempt.execute(moveBatch(false))).at(0),
           );
-          if (!person) throw new LostImport();
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          expectConflicts = true;
         }
-        const moveBatch = (ifNew: boolean) => sql`
-            with moved as (
-              insert into ${listens} (user_id, listened_at, duration_ms, artist_name, track_name,
-                release_name, artist_key, track_key, release_key, source, import_id)
-              select ${current.userId}, listened_at, duration_ms, artist_name, track_name,
-                release_name, artist_key, track_key, release_key, source, import_id
-              from ${listenImportRows}
-              where import_id = ${importId} and seq > ${from} and seq <= ${to}
-              order by seq
-              ${ifNew ? sql`on conflict (user_id, listened_at, artist_key, track_key) do nothing` : sql``}
-              returning 1
-            )
-            update ${listenImports}
-            set processed = ${to}, added = added + (select count(*)::int from moved),
-              updated_at = now()
-            where id = ${importId} and status = 'importing' and processed = ${from}
-            returning processed`;
-        let moved: { processed: number } | undefined;
-        if (!expectConflicts) {
-          // The preview found every play new: a plain insert, which costs about a fifth less
-          // than ON CONFLICT's speculative one. The natural key still holds (a unique index);
-          // a play that arrived since (a scrobble, another import) rolls the attempt back and
-          // the batch goes the careful way, as does the rest of the import.
-          try {
-            moved = await tx.transaction(async (attempt) =>
-              rowsOf<{ processed: number }>(await attempt.execute(moveBatch(false))).at(0),
-            );
-          } catch (error) {
-            if (!isUniqueViolation(error)) throw error;
-            expectConflicts = true;
-          }
-        }
-        if (expectConflicts) {
-          moved = rowsOf<{ processed: number }>(await tx.execute(moveBatch(true))).at(0);
-        }
-        if (!moved) throw new LostImport();
-        if (deferTriggers) {
-          await tx.execute(sql`set local session_replication_role = origin`);
-          await tx.execute(sql`
-            insert into ${listenVersions} (user_id, version, changed_at)
-            values (${current.userId}, 1, now())
-            on conflict (user_id) do update
-              set version = ${listenVersions.version} + 1, changed_at = now()`);
-        }
-      });
-    } catch (error) {
-      if (error instanceof LostImport) return;
-      throw error;
-    }
+      }
+      if (expectConflicts) {
+        batch = rowsOf<{ processed: number }>(await tx.execute(moveBatch(true))).at(0);
+      }
+      if (!batch) return null;
+      if (deferTriggers) {
+        await tx.execute(sql`set local session_replication_role = origin`);
+        await tx.execute(sql`
+          insert into ${listenVersions} (user_id, version, changed_at)
+          values (${current.userId}, 1, now())
+          on conflict (user_id) do update
+            set version = ${listenVersions.version} + 1, changed_at = now()`);
+      }
+      return batch;
+    });
+    // The person is gone, or the import moved on elsewhere: nothing more to do here.
+    if (!moved) return;
+    await job.yield();
   }
 }
 
@@ -596,13 +617,10 @@ function isLockNotAvailable(error: unknown): boolean {
 }
 
 /**
- * Takes up imports whose process stopped (a restart, a crash): an `importing` import that has
- * not moved for STALLED_MS is claimed (its clock reset, so only one process claims it) and its
- * copy resumes where it stopped. With `userId`, only that person's.
+ * A read of files whose request ended with its process (a restart) never gets its preview: it
+ * is shown as failed after READ_STALLED_MS. With `userId`, only that person's. Returns how many.
  */
 export async function recoverStalledImports(options: { userId?: string } = {}): Promise<number> {
-  if (isStopping) return 0;
-  // A read that stopped moving (its request ended with its process) never gets its preview.
   const abandoned = await getDb()
     .update(listenImports)
     .set({
@@ -629,52 +647,5 @@ export async function recoverStalledImports(options: { userId?: string } = {}): 
         ),
       );
   }
-  const claimed = await getDb()
-    .update(listenImports)
-    .set({ updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(listenImports.status, "importing"),
-        lt(listenImports.updatedAt, new Date(Date.now() - STALLED_MS)),
-        options.userId ? eq(listenImports.userId, options.userId) : undefined,
-        running.size > 0 ? notInArray(listenImports.id, [...running.keys()]) : undefined,
-      ),
-    )
-    .returning({ id: listenImports.id });
-  for (const { id } of claimed) startJob(id);
-  return claimed.length;
-}
-
-let timer: ReturnType<typeof setInterval> | null = null;
-
-/** Resumes stalled imports now and every half minute (the server calls it at start). */
-export function startListenImportWorker(): void {
-  isStopping = false;
-  if (timer) return;
-  const tick = () => {
-    recoverStalledImports().catch((error: unknown) =>
-      logger.warn({ err: error }, "could not look for stalled imports"),
-    );
-  };
-  tick();
-  timer = setInterval(tick, 30_000);
-  timer.unref();
-}
-
-/** Stops taking batches (each running copy ends after its current batch) and waits. */
-export async function stopListenImportWorker(): Promise<void> {
-  isStopping = true;
-  if (timer) clearInterval(timer);
-  timer = null;
-  await settleListenImports();
-}
-
-/** For tests: lets jobs start again after a simulated stop. */
-export function resumeListenImportJobs(): void {
-  isStopping = false;
-}
-
-/** For tests: which imports this process is copying. */
-export function runningListenImports(): string[] {
-  return [...running.keys()];
+  return abandoned.length;
 }

@@ -2,10 +2,10 @@ import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { media, posts, profiles } from "~/db/schema";
-import { fanOutPost, refanOutPost, wakeFanOut } from "~/features/feed/index.server";
+import { fanOutPost, refanOutPost } from "~/features/feed/index.server";
 import { type ProcessedImage, storeImage } from "~/features/media/index.server";
 import { recordSocialEvent } from "~/features/notifications/index.server";
-import { kickUnfurlWorker, requestUnfurl } from "~/features/unfurl/index.server";
+import { requestUnfurl } from "~/features/unfurl/index.server";
 import { type Audience, isUuid } from "./constants";
 import { mentionedUsernames } from "./note";
 import { type PostCardData, selectPostCards } from "./post-cards.server";
@@ -60,9 +60,6 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
     await requestUnfurl(tx, input.linkUrl);
     return { id: row.id, fanOut };
   });
-  if (created.fanOut === "queued") wakeFanOut();
-  // The post is there now; its link preview fills in later (live), or never, harmlessly.
-  if (options.input.linkUrl) kickUnfurlWorker();
   return { id: created.id };
 }
 
@@ -148,10 +145,6 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
       });
     }
   });
-  // A queued fan-out (new, or one a batch skipped while the post was locked for this edit)
-  // goes on now rather than at the worker's next round.
-  wakeFanOut();
-  if (options.input.linkUrl) kickUnfurlWorker();
 }
 
 /**

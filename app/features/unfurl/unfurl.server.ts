@@ -1,8 +1,8 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { defineJob, drainJobs, PermanentJobError } from "~/core/jobs/index.server";
 import { logger } from "~/core/logger.server";
-import { type DbOrTx, getDb, rowsOf } from "~/db/client.server";
+import { type DbOrTx, getDb } from "~/db/client.server";
 import { linkUnfurls, posts } from "~/db/schema";
-import { logOutageOr } from "~/db/unavailable.server";
 import { EMBED_ORIGINS, recognizeLink } from "~/features/posts";
 import { publishLive } from "~/features/realtime/index.server";
 import { type Env, getEnv } from "~/lib/env.server";
@@ -10,10 +10,10 @@ import { fetchLinkMetadata, type UnfurlConfig } from "./metadata.server";
 import { FetchRefused } from "./safe-fetch.server";
 
 /**
- * Link previews, durably: a post with a streaming link queues its URL (one row per URL, in the
- * post's own transaction); a worker on any instance claims pending rows with a lease, asks the
- * service (metadata.server.ts), stores the answer and artwork, and tells the people who see
- * the posts over the live stream. A URL already done is reused; a failure leaves the card as
+ * Link previews, durably: a post with a streaming link queues its URL (one row per URL and a
+ * job, in the post's own transaction); the job (core/jobs, any instance) asks the service
+ * (metadata.server.ts), stores the answer and artwork, and tells the people who see the posts
+ * over the live stream. A URL already done is reused; a failure leaves the card as
  * it was (the generated cover), nothing else.
  */
 
@@ -67,40 +67,19 @@ export function unfurlConfigFromEnv(env: Env): UnfurlConfig {
 
 /**
  * Queues the preview of `url` when it is a streaming link we know (inside the caller's
- * transaction). A URL queued or done before is left as it is: one fetch per URL.
+ * transaction): its row, and a job to fetch it. A URL queued or done before is left as it is:
+ * one fetch per URL.
  */
 export async function requestUnfurl(tx: DbOrTx, url: string | null | undefined): Promise<void> {
   if (!url) return;
   const link = recognizeLink(url);
   if (!link) return;
-  await tx
+  const inserted = await tx
     .insert(linkUnfurls)
     .values({ url, service: link.service })
-    .onConflictDoNothing({ target: linkUnfurls.url });
-}
-
-interface Claimed {
-  url: string;
-  attempts: number;
-}
-
-/** Takes the oldest pending URL nobody holds, for two minutes (longer than one unfurl takes). */
-async function claimOne(db: DbOrTx): Promise<Claimed | null> {
-  const rows = rowsOf<Claimed>(
-    await db.execute(sql`
-      update ${linkUnfurls} set
-        locked_until = now() + interval '120 seconds',
-        attempts = attempts + 1,
-        updated_at = now()
-      where url = (
-        select url from ${linkUnfurls}
-        where status = 'pending' and (locked_until is null or locked_until < now())
-        order by created_at
-        limit 1
-        for update skip locked)
-      returning url, attempts`),
-  );
-  return rows[0] ?? null;
+    .onConflictDoNothing({ target: linkUnfurls.url })
+    .returning({ url: linkUnfurls.url });
+  if (inserted.length > 0) await unfurlJob.enqueue(tx, { url }, { key: url });
 }
 
 /** Tells everyone who sees a post with this link that its preview is ready (on commit). */
@@ -114,19 +93,66 @@ async function announce(tx: DbOrTx, url: string): Promise<void> {
   for (const row of rows) await publishLive(tx, { t: "u", p: row.id, a: row.authorId });
 }
 
-async function unfurlOne(claimed: Claimed, config: UnfurlConfig): Promise<void> {
-  const db = getDb();
-  const link = recognizeLink(claimed.url);
-  if (!link) {
+/** Tests point the job at their fake service; the server reads the environment. */
+let configOverride: UnfurlConfig | undefined;
+
+async function markFailed(url: string, message: string): Promise<void> {
+  await getDb()
+    .update(linkUnfurls)
+    .set({ status: "failed", error: message.slice(0, 500), updatedAt: new Date() })
+    .where(and(eq(linkUnfurls.url, url), eq(linkUnfurls.status, "pending")));
+}
+
+/**
+ * Fetches one link's preview (a job: any instance runs it, once per URL at a time). A failure
+ * that may pass (a slow or erroring service) is retried after 1, then 4 minutes, then the link
+ * counts as failed; a refusal (a redirect elsewhere, a private address, too large) is final.
+ */
+export const unfurlJob = defineJob<{ url: string }>({
+  kind: "unfurl.link",
+  priority: 6,
+  concurrency: 2,
+  maxAttempts: MAX_ATTEMPTS,
+  backoffSeconds: (attempt) => 60 * attempt * attempt,
+  parse(payload) {
+    const url = (payload as { url?: unknown }).url;
+    if (typeof url !== "string") throw new PermanentJobError("no url");
+    return { url };
+  },
+  async run(job) {
+    const config = configOverride ?? unfurlConfigFromEnv(getEnv());
+    // Off: the link stays pending, as it was queued (startUnfurls queues it again when on).
+    if (!config.isEnabled) return undefined;
+    const { url } = job.payload;
+    const db = getDb();
     await db
       .update(linkUnfurls)
-      .set({ status: "failed", error: "not a streaming link", updatedAt: new Date() })
-      .where(eq(linkUnfurls.url, claimed.url));
-    return;
-  }
-  try {
-    const meta = await fetchLinkMetadata(link, config);
+      .set({ attempts: job.attempt, updatedAt: new Date() })
+      .where(eq(linkUnfurls.url, url));
+    const link = recognizeLink(url);
+    if (!link) {
+      await markFailed(url, "not a streaming link");
+      return undefined;
+    }
+    let meta: Awaited<ReturnType<typeof fetchLinkMetadata>>;
+    try {
+      meta = await fetchLinkMetadata(link, config);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const isFinal = error instanceof FetchRefused || job.attempt >= MAX_ATTEMPTS;
+      logger.info({ url, err: message, isFinal }, "link preview failed");
+      if (isFinal) {
+        await markFailed(url, message);
+        return undefined;
+      }
+      await db
+        .update(linkUnfurls)
+        .set({ error: message.slice(0, 500), updatedAt: new Date() })
+        .where(eq(linkUnfurls.url, url));
+      throw error;
+    }
     await db.transaction(async (tx) => {
+      await job.fence(tx);
       await tx
         .update(linkUnfurls)
         .set({
@@ -139,91 +165,48 @@ async function unfurlOne(claimed: Claimed, config: UnfurlConfig): Promise<void> 
           artworkHeight: meta.artwork?.height ?? null,
           artworkSha256: meta.artwork?.sha256 ?? null,
           error: null,
-          lockedUntil: null,
           updatedAt: new Date(),
         })
-        .where(and(eq(linkUnfurls.url, claimed.url), eq(linkUnfurls.status, "pending")));
-      await announce(tx, claimed.url);
+        .where(and(eq(linkUnfurls.url, url), eq(linkUnfurls.status, "pending")));
+      await announce(tx, url);
     });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const isFinal = error instanceof FetchRefused || claimed.attempts >= MAX_ATTEMPTS;
-    logger.info({ url: claimed.url, err: message, isFinal }, "link preview failed");
-    await db
-      .update(linkUnfurls)
-      .set({
-        status: isFinal ? "failed" : "pending",
-        error: message.slice(0, 500),
-        // Try again later: 1, then 4 minutes.
-        lockedUntil: isFinal
-          ? null
-          : new Date(Date.now() + claimed.attempts * claimed.attempts * 60_000),
-        updatedAt: new Date(),
-      })
-      .where(eq(linkUnfurls.url, claimed.url));
-  }
+    return undefined;
+  },
+  async onDead({ url }, error) {
+    await markFailed(url, error);
+  },
+});
+
+/**
+ * At start, when previews are on: links left pending without a job (queued while previews were
+ * off, or before they ran on the job system) get one.
+ */
+export async function queuePendingUnfurls(): Promise<void> {
+  if (!unfurlConfigFromEnv(getEnv()).isEnabled) return;
+  await getDb().execute(sql`
+    insert into jobs (kind, payload, key, priority, max_attempts)
+    select ${unfurlJob.kind}, jsonb_build_object('url', u.url), u.url, ${unfurlJob.priority},
+      ${MAX_ATTEMPTS}
+    from ${linkUnfurls} u
+    where u.status = 'pending' and not exists (
+      select 1 from jobs j where j.kind = ${unfurlJob.kind} and j.key = u.url
+        and j.status in ('queued', 'running'))
+    on conflict do nothing`);
 }
 
 /**
- * Works through pending previews until none is left to claim (or `limit` are done); returns
- * how many it handled. Safe to run on several instances at once.
+ * Runs the queued previews here until none is due, with `config` (tests); returns how many
+ * jobs ran.
  */
 export async function processPendingUnfurls(
-  options: { config?: UnfurlConfig; limit?: number } = {},
+  options: { config?: UnfurlConfig } = {},
 ): Promise<number> {
-  const config = options.config ?? unfurlConfigFromEnv(getEnv());
-  if (!config.isEnabled) return 0;
-  const db = getDb();
-  const limit = options.limit ?? 50;
-  let handled = 0;
-  while (handled < limit) {
-    const claimed = await claimOne(db);
-    if (!claimed) break;
-    await unfurlOne(claimed, config);
-    handled++;
+  configOverride = options.config;
+  try {
+    return await drainJobs([unfurlJob]);
+  } finally {
+    configOverride = undefined;
   }
-  return handled;
-}
-
-let timer: NodeJS.Timeout | undefined;
-let running: Promise<void> | undefined;
-let again = false;
-
-/** Starts a round now (or right after the running one): called when a link was queued. */
-export function kickUnfurlWorker(): void {
-  if (!timer) return;
-  if (running) {
-    again = true;
-    return;
-  }
-  running = (async () => {
-    do {
-      again = false;
-      await processPendingUnfurls();
-    } while (again);
-  })()
-    .catch((error: unknown) =>
-      logOutageOr("link previews", error, () =>
-        logger.error({ err: error }, "link preview worker failed"),
-      ),
-    )
-    .finally(() => {
-      running = undefined;
-    });
-}
-
-/** Runs pending previews now and every `intervalMs` (retries, and work left by a restart). */
-export function startUnfurlWorker(intervalMs = 30_000): void {
-  if (timer || !getEnv().UNFURL_LINKS) return;
-  timer = setInterval(kickUnfurlWorker, intervalMs);
-  timer.unref();
-  kickUnfurlWorker();
-}
-
-export async function stopUnfurlWorker(): Promise<void> {
-  clearInterval(timer);
-  timer = undefined;
-  await running;
 }
 
 export const ARTWORK_FILE = /^([0-9a-f]{64})\.webp$/;

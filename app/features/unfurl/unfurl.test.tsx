@@ -242,7 +242,7 @@ describe("refusing what is not safe, without harm", () => {
     const link = "https://open.spotify.com/track/whileoff";
     await createTestPost(author.id, { linkUrl: link });
     const seen = fake.requests.length;
-    expect(await processPendingUnfurls({ config: { ...config, isEnabled: false } })).toBe(0);
+    await processPendingUnfurls({ config: { ...config, isEnabled: false } });
     expect(fake.requests.length).toBe(seen);
     expect(await unfurlRow(link)).toMatchObject({ status: "pending", attempts: 0 });
   });
