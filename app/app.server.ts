@@ -14,7 +14,7 @@ import {
 import { migrateDatabase } from "~/db/migrate.server";
 import { fanOutJob } from "~/features/feed/fanout-jobs.server";
 import { listenImportJob, recoverStalledImports } from "~/features/journey/import.server";
-import { startMailWorker, stopMailWorker } from "~/features/mail/mail.server";
+import { mailJob, recoverInterruptedMail } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
 import { dataExportJob } from "~/features/settings/export-archive.server";
 import { queuePendingUnfurls, unfurlJob } from "~/features/unfurl/unfurl.server";
@@ -24,7 +24,7 @@ import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 let booting: Promise<DatabaseHandle> | undefined;
 
 /** Every kind of background job, run by this process's job runner (core/jobs). */
-export const JOB_DEFINITIONS = [dataExportJob, fanOutJob, unfurlJob, listenImportJob];
+export const JOB_DEFINITIONS = [mailJob, dataExportJob, fanOutJob, unfurlJob, listenImportJob];
 
 /**
  * How many requests wait for an admission turn right now; the server wires in its queue, so
@@ -58,7 +58,9 @@ export function bootstrap(): Promise<DatabaseHandle> {
     setDatabase(handle);
     await startLiveHub(handle);
     countLiveStreamsWith(() => getLiveHub()?.size ?? 0);
-    startMailWorker();
+    // One process owns the embedded database: what it was sending when it stopped is settled
+    // now (on PostgreSQL another instance may still be sending: the jobs' leases decide).
+    if (handle.kind === "pglite") await recoverInterruptedMail();
     await recoverStalledImports();
     await queuePendingUnfurls();
     await startJobRunner({
@@ -87,7 +89,6 @@ export async function shutdown(): Promise<void> {
   await stopLiveHub();
   // Mails promised after an answer (reset links, codes) go out before the database closes.
   await settleAfterResponse();
-  await stopMailWorker();
   setDatabase(undefined);
   await handle?.close();
 }

@@ -7,10 +7,12 @@ export {
   defineJob,
   type EnqueueOptions,
   enqueueJob,
+  enqueueJobs,
   exponentialBackoff,
   type JobDefinition,
   JobLeaseLost,
   type JobResult,
+  makeJobDue,
   PermanentJobError,
 } from "./jobs.server";
 export { JobRunner, type JobRunnerOptions } from "./runner.server";
@@ -62,6 +64,19 @@ export async function yieldToRequests(): Promise<void> {
 export function runJobNow(definition: AnyDefinition, id: number): Promise<boolean> {
   const runner = current ?? new JobRunner({ handle: getDatabase(), definitions: [definition] });
   return runner.runNow(definition, id);
+}
+
+/**
+ * Claims one due job of `definition` (among `keys` when given) and runs it here; resolves with
+ * its payload and key once it settled, or null when none was due.
+ */
+export async function runOneDueJob<P>(
+  definition: JobDefinition<P>,
+  options: { keys?: readonly string[] } = {},
+): Promise<{ payload: Record<string, unknown>; key: string | null } | null> {
+  const runner = current ?? new JobRunner({ handle: getDatabase(), definitions: [definition] });
+  const claim = await runner.runOneDue(definition, options);
+  return claim ? { payload: claim.payload, key: claim.key } : null;
 }
 
 /**

@@ -204,6 +204,77 @@ export async function enqueueJob(
   return row ? Number(row.id) : null;
 }
 
+/**
+ * Queues many jobs of one kind in one statement (a bulk e-mail); returns the ids of those
+ * queued (a key already waiting queues nothing).
+ */
+export async function enqueueJobs(
+  db: DbOrTx,
+  job: {
+    kind: string;
+    items: readonly { payload: Record<string, unknown>; key?: string }[];
+    delayMs?: number;
+    priority?: number;
+    maxAttempts?: number;
+  },
+): Promise<number[]> {
+  if (job.items.length === 0) return [];
+  const rows = rowsOf<{ id: string | number }>(
+    await db.execute(sql`
+      with queued as (
+        insert into ${jobs} (kind, payload, key, priority, max_attempts, run_at)
+        select ${job.kind}, i.payload, i.key, ${job.priority ?? 5}, ${job.maxAttempts ?? 8},
+          now() + make_interval(secs => ${(job.delayMs ?? 0) / 1000})
+        from jsonb_to_recordset(${JSON.stringify(
+          job.items.map((item) => ({ payload: item.payload, key: item.key ?? null })),
+        )}::jsonb) as i(payload jsonb, key text)
+        on conflict (kind, key) where status = 'queued' and key is not null do nothing
+        returning id
+      )
+      select id, pg_notify(${JOBS_CHANNEL}, ${job.kind}) from queued`),
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+/**
+ * Makes the job with this key due now (an explicit retry): a waiting one is brought forward, a
+ * dead one comes back with its attempts reset, and without either a new one is queued. Nothing
+ * changes while one runs. Returns the queued job's id, or null when one is running.
+ */
+export async function makeJobDue(
+  db: DbOrTx,
+  job: {
+    kind: string;
+    key: string;
+    payload: Record<string, unknown>;
+    priority?: number;
+    maxAttempts?: number;
+  },
+): Promise<number | null> {
+  const ids = async (statement: ReturnType<typeof sql>) =>
+    rowsOf<{ id: string | number }>(await db.execute(statement)).map((r) => Number(r.id));
+  const [waiting] = await ids(sql`
+    update ${jobs} set run_at = least(run_at, now())
+    where kind = ${job.kind} and key = ${job.key} and status = 'queued' returning id`);
+  if (waiting !== undefined) return waiting;
+  const [running] = await ids(sql`
+    select id from ${jobs} where kind = ${job.kind} and key = ${job.key} and status = 'running'`);
+  if (running !== undefined) return null;
+  const [revived] = await ids(sql`
+    update ${jobs} set status = 'queued', run_at = now(), attempts = 0, finished_at = null
+    where id = (select id from ${jobs} where kind = ${job.kind} and key = ${job.key}
+      and status = 'dead' order by id desc limit 1)
+    returning id`);
+  if (revived !== undefined) return revived;
+  return enqueueJob(db, {
+    kind: job.kind,
+    key: job.key,
+    payload: job.payload,
+    priority: job.priority,
+    maxAttempts: job.maxAttempts,
+  });
+}
+
 /** The columns a claim returns. */
 export interface ClaimedRow {
   id: number;
@@ -235,9 +306,20 @@ function toClaimed(row: Record<string, unknown>): ClaimedRow {
  */
 export async function claimJobs(
   db: DbOrTx,
-  options: { kind: string; limit: number; leaseSeconds: number; workerId: string; ids?: number[] },
+  options: {
+    kind: string;
+    limit: number;
+    leaseSeconds: number;
+    workerId: string;
+    ids?: readonly number[];
+    keys?: readonly string[];
+  },
 ): Promise<ClaimedRow[]> {
-  const byId = options.ids ? sql`and j.id = any(${`{${options.ids.join(",")}}`}::bigint[])` : sql``;
+  const byId = options.ids
+    ? sql`and j.id = any(${`{${options.ids.join(",")}}`}::bigint[])`
+    : options.keys
+      ? sql`and j.key in (select jsonb_array_elements_text(${JSON.stringify(options.keys)}::jsonb))`
+      : sql``;
   const rows = rowsOf<Record<string, unknown>>(
     await db.execute(sql`
       with candidates as (

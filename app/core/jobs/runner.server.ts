@@ -240,6 +240,27 @@ export class JobRunner {
   }
 
   /**
+   * Claims one due job of `definition` (among `keys` when given) and runs it here; resolves with
+   * what was claimed once it settled, or null when none was due.
+   */
+  async runOneDue(
+    definition: AnyDefinition,
+    options: { keys?: readonly string[] } = {},
+  ): Promise<ClaimedRow | null> {
+    const [claim] = await claimJobs(this.options.handle.db, {
+      kind: definition.kind,
+      limit: 1,
+      leaseSeconds: definition.leaseSeconds,
+      workerId: this.workerId,
+      keys: options.keys,
+    });
+    if (!claim) return null;
+    this.slotsInUse++;
+    await this.startJob(definition, claim);
+    return claim;
+  }
+
+  /**
    * Runs due jobs of the given kinds (all kinds by default) here, one at a time, until none is
    * due — without starting the loops (tests, scripts). Returns how many ran.
    */

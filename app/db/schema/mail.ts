@@ -10,7 +10,8 @@ export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /**
  * Every e-mail is written here before it is sent (ARCHITECTURE §7): a crash or an SMTP outage
- * loses nothing, and the idempotency key stops the same mail from being queued twice.
+ * loses nothing, and the idempotency key stops the same mail from being queued twice. Its
+ * sending is a job (core/jobs, `mail.send`): the schedule and the lease live there.
  */
 export const mailOutbox = pgTable(
   "mail_outbox",
@@ -26,8 +27,6 @@ export const mailOutbox = pgTable(
     status: text("status", { enum: MAIL_STATUSES }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
-    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
-    lockedUntil: timestamp("locked_until", { withTimezone: true }),
     /**
      * Set (for the current attempt) just before the end of the message is written to the mail
      * server: from here on the server may have the mail. Cleared when the server refuses it.
@@ -36,5 +35,5 @@ export const mailOutbox = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp("sent_at", { withTimezone: true }),
   },
-  (t) => [index("mail_outbox_due_idx").on(t.status, t.nextAttemptAt)],
+  (t) => [index("mail_outbox_status_idx").on(t.status)],
 );

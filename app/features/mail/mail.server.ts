@@ -1,25 +1,21 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
-import {
-  and,
-  eq,
-  inArray,
-  isNotNull,
-  isNull,
-  lte,
-  notInArray,
-  or,
-  type SQL,
-  sql,
-} from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type SMTPConnection from "nodemailer/lib/smtp-connection";
+import {
+  defineJob,
+  enqueueJobs,
+  makeJobDue,
+  PermanentJobError,
+  runOneDueJob,
+} from "~/core/jobs/index.server";
 import { logger } from "~/core/logger.server";
 import { countMailFailure } from "~/core/metrics.server";
-import { getDb } from "~/db/client.server";
+import { type DbOrTx, getDb } from "~/db/client.server";
 import { type MailStatus, mailOutbox } from "~/db/schema";
-import { logOutageOr } from "~/db/unavailable.server";
 import { getEnv } from "~/lib/env.server";
 import { lazyModule } from "~/lib/lazy-module.server";
 
@@ -200,6 +196,7 @@ export function setMailTransport(next: MailTransport | undefined): void {
 
 /** Retry schedule after failed attempts: 30 s, 2 min, 10 min, 30 min, 1 h, … then give up. */
 export const RETRY_DELAYS_S = [30, 120, 600, 1800, 3600, 3600, 3600];
+/** How long an attempt holds its mail before another runner may take it over. */
 const LOCK_SECONDS = 120;
 
 export interface EnqueueMailOptions {
@@ -215,9 +212,76 @@ export interface EnqueueMailOptions {
 }
 
 /** The database or an open transaction (a mail queued in a transaction exists only if it commits). */
-type Queryable = Pick<ReturnType<typeof getDb>, "insert" | "select">;
+type Queryable = DbOrTx;
 
-/** Records a mail in the outbox. Returns its id, and whether this call created it. */
+/** The transport a test's explicit send uses (`transport` options), for the mails it runs here. */
+const transportScope = new AsyncLocalStorage<MailTransport>();
+
+/** A refusal or failure before the end of the message: the job tries again later. */
+class MailNotSent extends Error {
+  override name = "MailNotSent";
+}
+
+/**
+ * Sends one outbox mail: a job (core/jobs) per mail, keyed by its id, so one runner at a time
+ * holds it. What the job finds decides (see `attempt` for the window in between):
+ * - sent or uncertain: nothing to do — never sent twice;
+ * - `sending` with `data_end_at`: an earlier attempt stopped after the end of the message (its
+ *   process died, or hung past its lease): the server may have it, so it is `uncertain`;
+ * - otherwise it is claimed and sent. A refusal is retried after RETRY_DELAYS_S; after the last
+ *   it is `dead` (kept, and shown to the admin).
+ */
+export const mailJob = defineJob<{ mailId: string }>({
+  kind: "mail.send",
+  priority: 0,
+  concurrency: 4,
+  maxAttempts: RETRY_DELAYS_S.length + 1,
+  leaseSeconds: LOCK_SECONDS,
+  backoffSeconds: (attempt) => RETRY_DELAYS_S[attempt - 1] ?? 3600,
+  parse(payload) {
+    const mailId = (payload as { mailId?: unknown }).mailId;
+    if (typeof mailId !== "string") throw new PermanentJobError("no mail id");
+    return { mailId };
+  },
+  async run(job) {
+    const db = getDb();
+    const [row] = await db.select().from(mailOutbox).where(eq(mailOutbox.id, job.payload.mailId));
+    if (!row || row.status === "sent" || row.status === "uncertain" || row.status === "dead") {
+      return undefined;
+    }
+    if (row.status === "sending" && row.dataEndAt) {
+      await settleUncertain(row.id, row.attempts);
+      return undefined;
+    }
+    const [claimed] = await db
+      .update(mailOutbox)
+      .set({ status: "sending", attempts: sql`${mailOutbox.attempts} + 1`, dataEndAt: null })
+      .where(and(eq(mailOutbox.id, row.id), eq(mailOutbox.attempts, row.attempts)))
+      .returning();
+    if (!claimed) throw new MailNotSent("the mail changed while it was being claimed");
+    const outcome = await attempt(
+      claimed,
+      transportScope.getStore() ?? getMailTransport(),
+      job.attempt,
+    );
+    if (outcome === "failed") throw new MailNotSent(claimed.lastError ?? "not sent");
+    return undefined;
+  },
+  async onDead({ mailId }, error) {
+    await getDb()
+      .update(mailOutbox)
+      .set({ status: "dead", lastError: error.slice(0, 500) })
+      .where(
+        and(
+          eq(mailOutbox.id, mailId),
+          inArray(mailOutbox.status, ["pending", "failed", "sending"]),
+        ),
+      );
+    countMailFailure("dead");
+  },
+});
+
+/** Records a mail in the outbox and queues its job. Returns its id, and whether this call created it. */
 export async function enqueueMail(
   options: EnqueueMailOptions,
   db: Queryable = getDb(),
@@ -236,7 +300,10 @@ export async function enqueueMail(
     })
     .onConflictDoNothing({ target: mailOutbox.idempotencyKey })
     .returning({ id: mailOutbox.id });
-  if (inserted[0]) return { id: inserted[0].id, isNew: true };
+  if (inserted[0]) {
+    await mailJob.enqueue(db, { mailId: inserted[0].id }, { key: inserted[0].id });
+    return { id: inserted[0].id, isNew: true };
+  }
   const [existing] = await db
     .select({ id: mailOutbox.id })
     .from(mailOutbox)
@@ -246,10 +313,11 @@ export async function enqueueMail(
 }
 
 /**
- * Records many mails in the outbox in one statement (plus one read). Returns, per idempotency
- * key, the mail's id, its status, and whether this call created it. Keys must be distinct.
- * `holdSeconds` keeps the worker off new mails for a while, for a caller that sends them
- * itself right away (deliverMailNow); if that caller dies, the worker sends them afterwards.
+ * Records many mails in the outbox in one statement (plus one read, and one for their jobs).
+ * Returns, per idempotency key, the mail's id, its status, and whether this call created it.
+ * Keys must be distinct. `holdSeconds` keeps the runners off new mails for a while, for a
+ * caller that sends them itself right away (deliverMailNow); if that caller dies, the jobs
+ * send them afterwards.
  */
 export async function enqueueMails(
   mails: readonly (EnqueueMailOptions & { idempotencyKey: string })[],
@@ -270,13 +338,17 @@ export async function enqueueMails(
         html: mail.html,
         text: mail.text,
         headers: mail.headers ?? {},
-        ...(options.holdSeconds
-          ? { nextAttemptAt: sql`now() + make_interval(secs => ${options.holdSeconds})` }
-          : {}),
       })),
     )
     .onConflictDoNothing({ target: mailOutbox.idempotencyKey })
-    .returning({ key: mailOutbox.idempotencyKey });
+    .returning({ key: mailOutbox.idempotencyKey, id: mailOutbox.id });
+  await enqueueJobs(db, {
+    kind: mailJob.kind,
+    items: inserted.map((row) => ({ payload: { mailId: row.id }, key: row.id })),
+    delayMs: (options.holdSeconds ?? 0) * 1000,
+    priority: mailJob.priority,
+    maxAttempts: mailJob.maxAttempts,
+  });
   const created = new Set(inserted.map((row) => row.key));
   const rows = await db
     .select({ id: mailOutbox.id, key: mailOutbox.idempotencyKey, status: mailOutbox.status })
@@ -301,46 +373,53 @@ type ClaimedRow = typeof mailOutbox.$inferSelect;
  */
 export type DeliveryOutcome = "sent" | "failed" | "dead" | "uncertain" | "sending";
 
-/**
- * Due for the worker: scheduled and not sent, or claimed by a sender whose lease ran out before
- * it reached the end of the message (so no server has it). A claim that passed the end of the
- * message is never taken over: {@link markUncertainMail} settles it.
- */
-const isDue = () =>
-  or(
-    and(
-      inArray(mailOutbox.status, ["pending", "failed"]),
-      lte(mailOutbox.nextAttemptAt, sql`now()`),
-    ),
-    and(
-      eq(mailOutbox.status, "sending"),
-      lte(mailOutbox.lockedUntil, sql`now()`),
-      isNull(mailOutbox.dataEndAt),
-    ),
-  );
-
 /** An SMTP error carrying the server's reply code: the server answered, and said no. */
 function isRefusal(error: unknown): boolean {
   return typeof (error as { responseCode?: unknown }).responseCode === "number";
 }
 
+/** The attempt that passed the end of the message is over and nobody knows: `uncertain`. */
+async function settleUncertain(id: string, attempts: number): Promise<void> {
+  await getDb()
+    .update(mailOutbox)
+    .set({
+      status: "uncertain",
+      lastError:
+        "The sender stopped after the end of the message: the mail server may have it, so it is not sent again.",
+    })
+    .where(
+      and(
+        eq(mailOutbox.id, id),
+        eq(mailOutbox.attempts, attempts),
+        eq(mailOutbox.status, "sending"),
+      ),
+    );
+  logger.warn({ mailId: id }, "mail delivery uncertain after a stop; not sent again");
+  countMailFailure("uncertain");
+}
+
 /**
  * One delivery attempt of a claimed mail. The send → mark-sent window, step by step:
  *
- * 1. The claim (status `sending`, `attempts` + 1, a lease) is committed before any byte goes
- *    to the server. Every later write is fenced by that attempt number, so a sender whose claim
- *    was taken over (lease ran out, or a restart released it) changes nothing.
+ * 1. The claim (status `sending`, `attempts` + 1) is committed before any byte goes to the
+ *    server, by the one job that holds the mail. Every later write is fenced by that attempt
+ *    number, so a sender whose claim was taken over (its job's lease ran out and another runner
+ *    claimed the mail again) changes nothing.
  * 2. Right before the end of the message, `data_end_at` is committed — still fenced; if the
  *    claim was lost the transport abandons the mail before its end, so the server discards it.
  * 3. The server's "250" → `sent`. A refusal → `failed` and `data_end_at` cleared (the server
- *    said it did not take the mail), retried with backoff.
+ *    said it did not take the mail), retried by the job with back-off.
  *
  * A crash (or a lost connection) between 2 and 3 is the one case nobody can decide: the server
  * may or may not have the mail. Such a mail becomes `uncertain` and is never sent again on its
  * own — at most once, and the admin sees it. A crash before 2 leaves a claim without
  * `data_end_at`: the server never got the end of the message, so sending it again is safe.
  */
-async function attempt(row: ClaimedRow, via: MailTransport): Promise<DeliveryOutcome> {
+async function attempt(
+  row: ClaimedRow,
+  via: MailTransport,
+  jobAttempt: number,
+): Promise<DeliveryOutcome> {
   const db = getDb();
   const mine = and(eq(mailOutbox.id, row.id), eq(mailOutbox.attempts, row.attempts));
   let reachedEnd = false;
@@ -381,7 +460,6 @@ async function attempt(row: ClaimedRow, via: MailTransport): Promise<DeliveryOut
         .update(mailOutbox)
         .set({
           status: "uncertain",
-          lockedUntil: null,
           lastError: `No answer after the end of the message (${message}): the mail server may have it, so it is not sent again.`,
         })
         .where(mine);
@@ -389,165 +467,108 @@ async function attempt(row: ClaimedRow, via: MailTransport): Promise<DeliveryOut
       countMailFailure("uncertain");
       return "uncertain";
     }
-    const delay = RETRY_DELAYS_S[row.attempts - 1];
-    const status = delay === undefined ? "dead" : "failed";
     await db
       .update(mailOutbox)
-      .set({
-        status,
-        lastError: message,
-        lockedUntil: null,
-        dataEndAt: null,
-        nextAttemptAt: sql`now() + make_interval(secs => ${delay ?? 0})`,
-      })
+      .set({ status: "failed", lastError: message, dataEndAt: null })
       .where(mine);
     logger.warn(
-      { mailId: row.id, attempts: row.attempts, err: message, status },
+      { mailId: row.id, attempts: row.attempts, err: message, jobAttempt },
       "mail delivery failed",
     );
-    countMailFailure(status);
-    return status;
+    countMailFailure("failed");
+    return "failed";
   }
   // Not fenced on the status: a sweep may have called it uncertain meanwhile; now we know.
   await db
     .update(mailOutbox)
-    .set({ status: "sent", sentAt: sql`now()`, lockedUntil: null, lastError: null })
+    .set({ status: "sent", sentAt: sql`now()`, lastError: null })
     .where(mine);
   return "sent";
 }
 
+/** Each mail's status as an outcome (after its job ran, or instead of running it). */
+async function outcomesOf(ids: readonly string[]): Promise<Map<string, DeliveryOutcome>> {
+  const outcomes = new Map<string, DeliveryOutcome>();
+  if (ids.length === 0) return outcomes;
+  const rows = await getDb()
+    .select({ id: mailOutbox.id, status: mailOutbox.status })
+    .from(mailOutbox)
+    .where(inArray(mailOutbox.id, [...ids]));
+  for (const row of rows) {
+    outcomes.set(row.id, row.status === "pending" ? "sending" : row.status);
+  }
+  return outcomes;
+}
+
 /**
- * Claims due mails (this one, or up to `limit`) so no other instance sends them at the same
- * time, then sends them. Returns the outcome per mail id.
+ * Runs the mail jobs that are due (only those of `ids` when given, at most `limit`) here, one
+ * after the other; returns the outcome per mail that was tried. (The server's job runner does
+ * this on its own; tests and scripts call it.)
  */
 export async function deliverDueMail(
   options: { ids?: string[]; limit?: number; transport?: MailTransport } = {},
 ): Promise<Map<string, DeliveryOutcome>> {
-  return claimAndSend(
-    options.ids ? and(isDue(), inArray(mailOutbox.id, options.ids)) : isDue(),
-    options.limit ?? options.ids?.length ?? 50,
-    options.transport,
-  );
+  const tried: string[] = [];
+  const limit = options.limit ?? options.ids?.length ?? 50;
+  const run = async () => {
+    while (tried.length < limit) {
+      const ran = await runOneDueJob(mailJob, { keys: options.ids });
+      if (!ran) break;
+      if (ran.key) tried.push(ran.key);
+    }
+  };
+  if (options.transport) await transportScope.run(options.transport, run);
+  else await run();
+  return outcomesOf(tried);
 }
-
-/** Not sent yet and not being sent by someone else right now (whatever its retry schedule). */
-const isUnsent = () =>
-  or(
-    inArray(mailOutbox.status, ["pending", "failed", "dead"]),
-    and(
-      eq(mailOutbox.status, "sending"),
-      lte(mailOutbox.lockedUntil, sql`now()`),
-      isNull(mailOutbox.dataEndAt),
-    ),
-  );
 
 export type ImmediateOutcome = DeliveryOutcome;
 
 /**
- * Sends the given outbox mails now, ignoring their retry schedule (an explicit retry), and
- * returns each one's outcome. A mail that was already sent is answered "sent" and never sent
- * again; one that another sender holds right now is answered "sending"; one the server may
- * already have ("uncertain") is not sent again either.
+ * Sends the given outbox mails now, ignoring their retry schedule (an explicit retry, a dead
+ * mail included), and returns each one's outcome. A mail that was already sent is answered
+ * "sent" and never sent again; one that another sender holds right now is answered "sending";
+ * one the server may already have ("uncertain") is not sent again either.
  */
 export async function deliverMailNow(options: {
   ids: string[];
   transport?: MailTransport;
 }): Promise<Map<string, ImmediateOutcome>> {
-  const outcomes = new Map<string, ImmediateOutcome>();
-  if (options.ids.length === 0) return outcomes;
-  const attempted = await claimAndSend(
-    and(isUnsent(), inArray(mailOutbox.id, options.ids)),
-    options.ids.length,
-    options.transport,
-  );
-  for (const [id, outcome] of attempted) outcomes.set(id, outcome);
-  const others = options.ids.filter((id) => !outcomes.has(id));
-  if (others.length > 0) {
-    const rows = await getDb()
-      .select({ id: mailOutbox.id, status: mailOutbox.status })
-      .from(mailOutbox)
-      .where(inArray(mailOutbox.id, others));
-    for (const row of rows) {
-      outcomes.set(
-        row.id,
-        row.status === "sent" || row.status === "uncertain" ? row.status : "sending",
-      );
-    }
-  }
-  return outcomes;
-}
-
-/**
- * Mails claimed at once. Small, so each claimed mail is sent well before its lock (LOCK_SECONDS)
- * runs out even on a slow SMTP server; otherwise another sender could take it over mid-batch.
- */
-const CLAIM_CHUNK = 10;
-
-async function claimAndSend(
-  where: SQL | undefined,
-  limit: number,
-  transport: MailTransport | undefined,
-): Promise<Map<string, DeliveryOutcome>> {
   const db = getDb();
-  const via = transport ?? getMailTransport();
-  const outcomes = new Map<string, DeliveryOutcome>();
-  while (outcomes.size < limit) {
-    const chunk = Math.min(CLAIM_CHUNK, limit - outcomes.size);
-    const attempted = [...outcomes.keys()];
-    const candidates = db
-      .select({ id: mailOutbox.id })
-      .from(mailOutbox)
-      // deliverMailNow ignores the retry schedule, so a mail that just failed in this call is
-      // claimable again: never take one twice in one call.
-      .where(attempted.length ? and(where, notInArray(mailOutbox.id, attempted)) : where)
-      .orderBy(mailOutbox.nextAttemptAt, mailOutbox.createdAt, mailOutbox.id)
-      .limit(chunk)
-      .for("update", { skipLocked: true });
-    const claimed = await db
-      .update(mailOutbox)
-      .set({
-        status: "sending",
-        attempts: sql`${mailOutbox.attempts} + 1`,
-        lockedUntil: sql`now() + make_interval(secs => ${LOCK_SECONDS})`,
-        dataEndAt: null,
-      })
-      .where(inArray(mailOutbox.id, candidates))
-      .returning();
-    for (const row of claimed) outcomes.set(row.id, await attempt(row, via));
-    if (claimed.length < chunk) break;
+  const rows = await db
+    .select({ id: mailOutbox.id, status: mailOutbox.status })
+    .from(mailOutbox)
+    .where(inArray(mailOutbox.id, options.ids));
+  const toSend = rows.filter((row) => row.status !== "sent" && row.status !== "uncertain");
+  for (const row of toSend) {
+    if (row.status === "dead") {
+      await db
+        .update(mailOutbox)
+        .set({ status: "failed" })
+        .where(and(eq(mailOutbox.id, row.id), eq(mailOutbox.status, "dead")));
+    }
+    await makeJobDue(db, {
+      kind: mailJob.kind,
+      key: row.id,
+      payload: { mailId: row.id },
+      priority: mailJob.priority,
+      maxAttempts: mailJob.maxAttempts,
+    });
   }
-  return outcomes;
+  const run = async () => {
+    for (const row of toSend) await runOneDueJob(mailJob, { keys: [row.id] });
+  };
+  if (options.transport) await transportScope.run(options.transport, run);
+  else await run();
+  return outcomesOf(options.ids);
 }
 
 /**
- * A sender whose lease ran out after the end of the message (it hangs, or died on another
- * instance): the server may have the mail, so it is `uncertain`, never sent again on its own.
- */
-async function markUncertainMail(): Promise<void> {
-  await getDb()
-    .update(mailOutbox)
-    .set({
-      status: "uncertain",
-      lockedUntil: null,
-      lastError:
-        "The sender stopped after the end of the message: the mail server may have it, so it is not sent again.",
-    })
-    .where(
-      and(
-        eq(mailOutbox.status, "sending"),
-        lte(mailOutbox.lockedUntil, sql`now()`),
-        isNotNull(mailOutbox.dataEndAt),
-      ),
-    );
-}
-
-/**
- * At start: mails a previous process was sending when it died (kill -9, power loss) are
- * settled right away instead of after their lease. One that had not reached the end of its
- * message is sent again (no server has it); one that had is `uncertain`. Mails a batch request
- * held for itself are released to the worker. Safe even if another instance on the same
- * PostgreSQL is alive and holds one of these: its fenced writes then match nothing and it
- * abandons the mail before the end of the message (see `attempt`).
+ * At the embedded database's start (one process: whatever it was sending died with it): mails
+ * it was sending are settled right away instead of when their job is taken up again. One that
+ * had not reached the end of its message is sent again (no server has it); one that had is
+ * `uncertain`. Mails a batch request held for itself are released to the runners. On
+ * PostgreSQL another instance may be sending right now: there the jobs' leases decide.
  */
 export async function recoverInterruptedMail(): Promise<{ resent: number; uncertain: number }> {
   const db = getDb();
@@ -555,24 +576,16 @@ export async function recoverInterruptedMail(): Promise<{ resent: number; uncert
     .update(mailOutbox)
     .set({
       status: sql`case when ${mailOutbox.dataEndAt} is null then 'failed' else 'uncertain' end`,
-      lockedUntil: null,
-      nextAttemptAt: sql`now()`,
       lastError: sql`case when ${mailOutbox.dataEndAt} is null
         then 'Interrupted before the end of the message (the mail server discards it): sent again.'
         else 'Interrupted after the end of the message: the mail server may have it, so it is not sent again.' end`,
     })
     .where(eq(mailOutbox.status, "sending"))
     .returning({ status: mailOutbox.status });
-  await db
-    .update(mailOutbox)
-    .set({ nextAttemptAt: sql`now()` })
-    .where(
-      and(
-        eq(mailOutbox.status, "pending"),
-        eq(mailOutbox.attempts, 0),
-        sql`${mailOutbox.nextAttemptAt} > now()`,
-      ),
-    );
+  await db.execute(sql`
+    update jobs set run_at = now(),
+      locked_until = case when status = 'running' then now() - interval '1 millisecond' end
+    where kind = ${mailJob.kind} and (status = 'running' or (status = 'queued' and attempts = 0))`);
   const uncertain = settled.filter((row) => row.status === "uncertain").length;
   const outcome = { resent: settled.length - uncertain, uncertain };
   if (settled.length > 0) logger.warn(outcome, "mail interrupted by a restart settled");
@@ -581,50 +594,14 @@ export async function recoverInterruptedMail(): Promise<{ resent: number; uncert
 
 /**
  * The one way the app sends e-mail: record it, then try to send it right away. A failure is
- * recorded and retried by the outbox worker; it never throws for a delivery problem.
+ * recorded and retried by its job; it never throws for a delivery problem. A mail already
+ * queued under the same idempotency key is left to its job.
  */
 export async function sendMail(
   options: EnqueueMailOptions,
 ): Promise<{ id: string; status: "sent" | "failed" | "dead" | "uncertain" | "queued" }> {
-  const { id } = await enqueueMail(options);
-  const outcome = (await deliverDueMail({ ids: [id] })).get(id);
+  const { id, isNew } = await enqueueMail(options);
+  if (!isNew) return { id, status: "queued" };
+  const outcome = (await deliverMailNow({ ids: [id] })).get(id);
   return { id, status: outcome === undefined || outcome === "sending" ? "queued" : outcome };
-}
-
-let workerTimer: NodeJS.Timeout | undefined;
-let workerRunning: Promise<unknown> | undefined;
-
-/**
- * Retries failed and interrupted mail every `intervalMs` until stopped. The first run settles
- * what a previous process left half-sent ({@link recoverInterruptedMail}).
- */
-export function startMailWorker(intervalMs = 15_000): void {
-  if (workerTimer) return;
-  let recovered = false;
-  const tick = () => {
-    if (workerRunning) return;
-    workerRunning = (async () => {
-      if (!recovered) {
-        await recoverInterruptedMail();
-        recovered = true;
-      }
-      await markUncertainMail();
-      await deliverDueMail();
-    })()
-      .catch((error: unknown) =>
-        logOutageOr("mail worker", error, () => logger.error({ err: error }, "mail worker failed")),
-      )
-      .finally(() => {
-        workerRunning = undefined;
-      });
-  };
-  workerTimer = setInterval(tick, intervalMs);
-  workerTimer.unref();
-  tick();
-}
-
-export async function stopMailWorker(): Promise<void> {
-  clearInterval(workerTimer);
-  workerTimer = undefined;
-  await workerRunning;
 }

@@ -44,7 +44,21 @@ beforeEach(async () => {
   sink.received.length = 0;
   sink.setRefuse(() => false);
   await testDb.db.delete(mailOutbox);
+  await testDb.db.execute(sql`delete from jobs where kind = 'mail.send'`);
 });
+
+/** The mail's job: due now (its back-off over), or held by a runner (`lease`: live or run out). */
+async function setJob(mailId: string, state: "due" | "live-lease" | "lapsed-lease") {
+  const set =
+    state === "due"
+      ? sql`run_at = now() - interval '1 second'`
+      : state === "live-lease"
+        ? sql`status = 'running', attempts = 1, lease_token = gen_random_uuid(),
+            locked_until = now() + interval '1 minute'`
+        : sql`status = 'running', attempts = 1, lease_token = gen_random_uuid(),
+            locked_until = now() - interval '1 second'`;
+  await testDb.db.execute(sql`update jobs set ${set} where kind = 'mail.send' and key = ${mailId}`);
+}
 
 const body = renderEmail({ title: "Hello", paragraphs: ["Hi <there> & welcome"] });
 
@@ -74,7 +88,7 @@ describe("sendMail", () => {
     expect((await deliverDueMail()).size).toBe(0);
 
     sink.setRefuse(() => false);
-    await testDb.db.update(mailOutbox).set({ nextAttemptAt: sql`now() - interval '1 second'` });
+    await setJob(first.id, "due");
     const outcomes = await deliverDueMail();
     expect(outcomes.get(first.id)).toBe("sent");
     expect(await deliverDueMail()).toHaveProperty("size", 0);
@@ -101,9 +115,10 @@ describe("sendMail", () => {
 
   it("picks up a mail whose sender crashed mid-send once its lock expires", async () => {
     const { id } = await enqueueMail({ to: "dee@example.org", subject: "Crash", ...body });
-    await testDb.db
-      .update(mailOutbox)
-      .set({ status: "sending", attempts: 1, lockedUntil: sql`now() - interval '1 second'` });
+    await testDb.db.update(mailOutbox).set({ status: "sending", attempts: 1 });
+    await setJob(id, "live-lease");
+    expect((await deliverDueMail()).size).toBe(0);
+    await setJob(id, "lapsed-lease");
     expect((await deliverDueMail()).get(id)).toBe("sent");
     expect(sink.received).toHaveLength(1);
   });
@@ -181,9 +196,8 @@ describe("enqueueMails and deliverMailNow", () => {
   it("leaves a mail another sender holds alone", async () => {
     const queued = await enqueueMails([mail(1)]);
     const id = queued.get("bulk-1")?.id ?? "";
-    await testDb.db
-      .update(mailOutbox)
-      .set({ status: "sending", lockedUntil: sql`now() + interval '1 minute'` });
+    await testDb.db.update(mailOutbox).set({ status: "sending", attempts: 1 });
+    await setJob(id, "live-lease");
     expect((await deliverMailNow({ ids: [id] })).get(id)).toBe("sending");
     expect(sink.received).toHaveLength(0);
   });
@@ -212,10 +226,10 @@ describe("the send → mark-sent window (at most once)", () => {
     const held = gated.holdAt("rcpt", 0);
     const sending = deliverMailNow({ ids: [id], transport: via });
     await held;
-    // Meanwhile a restart released the claim and another sender took the mail (attempt 2).
+    // Meanwhile its lease ran out and another sender took the mail (attempt 2).
     await testDb.db
       .update(mailOutbox)
-      .set({ status: "sending", attempts: 2, lockedUntil: sql`now() + interval '1 minute'` })
+      .set({ status: "sending", attempts: 2 })
       .where(eq(mailOutbox.id, id));
     gated.release();
     expect((await sending).get(id)).toBe("sending");
@@ -235,8 +249,7 @@ describe("the send → mark-sent window (at most once)", () => {
     expect(stored?.status).toBe("uncertain");
     expect(stored?.dataEndAt).not.toBeNull();
     expect(stored?.lastError).toContain("may have it");
-    // Neither the worker nor an explicit retry sends it again.
-    await testDb.db.update(mailOutbox).set({ nextAttemptAt: sql`now() - interval '1 hour'` });
+    // Neither a runner nor an explicit retry sends it again.
     expect((await deliverDueMail({ transport: via })).size).toBe(0);
     expect((await deliverMailNow({ ids: [id], transport: via })).get(id)).toBe("uncertain");
     expect(gated.countsByMessageId().get(`<${id}@soundtrail>`)).toBe(1);
@@ -265,8 +278,10 @@ describe("the send → mark-sent window (at most once)", () => {
     // What a process killed mid-send leaves: two live claims, one past the end of its message.
     await testDb.db
       .update(mailOutbox)
-      .set({ status: "sending", attempts: 1, lockedUntil: sql`now() + interval '2 minutes'` })
+      .set({ status: "sending", attempts: 1 })
       .where(inArray(mailOutbox.id, [before.id, after.id]));
+    await setJob(before.id, "live-lease");
+    await setJob(after.id, "live-lease");
     await testDb.db
       .update(mailOutbox)
       .set({ dataEndAt: sql`now()` })
@@ -275,7 +290,7 @@ describe("the send → mark-sent window (at most once)", () => {
     const outcomes = await deliverDueMail({ transport: via });
     expect(outcomes.get(before.id)).toBe("sent");
     expect(outcomes.get(held.get("held-1")?.id ?? "")).toBe("sent");
-    expect(outcomes.has(after.id)).toBe(false);
+    expect(outcomes.get(after.id)).toBe("uncertain");
     expect(await row(after.id)).toMatchObject({ status: "uncertain" });
     expect(gated.received.map((m) => m.to[0]).sort()).toEqual([
       "ida@example.org",
