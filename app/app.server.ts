@@ -13,6 +13,10 @@ import {
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { fanOutJob } from "~/features/feed/fanout-jobs.server";
+import {
+  journeyAggregateJob,
+  queueStaleJourneyAggregates,
+} from "~/features/journey/aggregates.server";
 import { listenImportJob, recoverStalledImports } from "~/features/journey/import.server";
 import { mailJob, recoverInterruptedMail } from "~/features/mail/mail.server";
 import { getLiveHub, startLiveHub, stopLiveHub } from "~/features/realtime/hub.server";
@@ -24,7 +28,14 @@ import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 let booting: Promise<DatabaseHandle> | undefined;
 
 /** Every kind of background job, run by this process's job runner (core/jobs). */
-export const JOB_DEFINITIONS = [mailJob, dataExportJob, fanOutJob, unfurlJob, listenImportJob];
+export const JOB_DEFINITIONS = [
+  mailJob,
+  dataExportJob,
+  fanOutJob,
+  unfurlJob,
+  listenImportJob,
+  journeyAggregateJob,
+];
 
 /**
  * How many requests wait for an admission turn right now; the server wires in its queue, so
@@ -62,6 +73,7 @@ export function bootstrap(): Promise<DatabaseHandle> {
     // now (on PostgreSQL another instance may still be sending: the jobs' leases decide).
     if (handle.kind === "pglite") await recoverInterruptedMail();
     await recoverStalledImports();
+    await queueStaleJourneyAggregates();
     await queuePendingUnfurls();
     await startJobRunner({
       handle,

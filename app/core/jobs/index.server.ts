@@ -12,8 +12,9 @@ export {
   type JobDefinition,
   JobLeaseLost,
   type JobResult,
-  makeJobDue,
   PermanentJobError,
+  prepareJobForCaller,
+  stringFields,
 } from "./jobs.server";
 export { JobRunner, type JobRunnerOptions } from "./runner.server";
 
@@ -67,12 +68,12 @@ export function runJobNow(definition: AnyDefinition, id: number): Promise<boolea
 }
 
 /**
- * Claims one due job of `definition` (among `keys` when given) and runs it here; resolves with
- * its payload and key once it settled, or null when none was due.
+ * Claims one due job of `definition` (among `keys` when given; `anyTime`: whatever its run_at)
+ * and runs it here; resolves with its payload and key once it settled, or null when none was.
  */
 export async function runOneDueJob<P>(
   definition: JobDefinition<P>,
-  options: { keys?: readonly string[] } = {},
+  options: { keys?: readonly string[]; anyTime?: boolean } = {},
 ): Promise<{ payload: Record<string, unknown>; key: string | null } | null> {
   const runner = current ?? new JobRunner({ handle: getDatabase(), definitions: [definition] });
   const claim = await runner.runOneDue(definition, options);

@@ -109,6 +109,22 @@ export class JobLeaseLost extends Error {
 }
 
 /**
+ * A payload parser for the usual shape, an object of string fields: `parse: stringFields("userId")`.
+ * Anything else is a PermanentJobError (the job is dead at once).
+ */
+export function stringFields<K extends string>(...keys: K[]) {
+  return (payload: unknown): Record<K, string> => {
+    const out = {} as Record<K, string>;
+    for (const key of keys) {
+      const value = (payload as Record<string, unknown> | null)?.[key];
+      if (typeof value !== "string") throw new PermanentJobError(`the payload has no ${key}`);
+      out[key] = value;
+    }
+    return out;
+  };
+}
+
+/**
  * Exponential back-off: `base` × 2^(attempt − 1), at most `max`, ±20 % so that many jobs that
  * failed together (an outage) do not come back together.
  */
@@ -237,11 +253,13 @@ export async function enqueueJobs(
 }
 
 /**
- * Makes the job with this key due now (an explicit retry): a waiting one is brought forward, a
- * dead one comes back with its attempts reset, and without either a new one is queued. Nothing
- * changes while one runs. Returns the queued job's id, or null when one is running.
+ * Gets the job with this key ready for a caller that runs it itself right away (an explicit
+ * retry, claimed with `anyTime`): a waiting one stays as it is, a dead one comes back with its
+ * attempts reset, and without either a new one is queued — both due only after `holdSeconds`,
+ * so the runners leave it to the caller, and take it up if the caller dies first. Returns false
+ * while one runs.
  */
-export async function makeJobDue(
+export async function prepareJobForCaller(
   db: DbOrTx,
   job: {
     kind: string;
@@ -249,30 +267,35 @@ export async function makeJobDue(
     payload: Record<string, unknown>;
     priority?: number;
     maxAttempts?: number;
+    holdSeconds?: number;
   },
-): Promise<number | null> {
-  const ids = async (statement: ReturnType<typeof sql>) =>
-    rowsOf<{ id: string | number }>(await db.execute(statement)).map((r) => Number(r.id));
-  const [waiting] = await ids(sql`
-    update ${jobs} set run_at = least(run_at, now())
-    where kind = ${job.kind} and key = ${job.key} and status = 'queued' returning id`);
-  if (waiting !== undefined) return waiting;
-  const [running] = await ids(sql`
-    select id from ${jobs} where kind = ${job.kind} and key = ${job.key} and status = 'running'`);
-  if (running !== undefined) return null;
-  const [revived] = await ids(sql`
-    update ${jobs} set status = 'queued', run_at = now(), attempts = 0, finished_at = null
-    where id = (select id from ${jobs} where kind = ${job.kind} and key = ${job.key}
-      and status = 'dead' order by id desc limit 1)
-    returning id`);
-  if (revived !== undefined) return revived;
-  return enqueueJob(db, {
+): Promise<boolean> {
+  const hold = job.holdSeconds ?? 120;
+  const rows = rowsOf<{ status: string }>(
+    await db.execute(sql`
+      select status from ${jobs} where kind = ${job.kind} and key = ${job.key}
+        and status in ('queued', 'running') limit 1`),
+  );
+  if (rows[0]?.status === "running") return false;
+  if (rows[0]) return true;
+  const revived = rowsOf(
+    await db.execute(sql`
+      update ${jobs} set status = 'queued', attempts = 0, finished_at = null,
+        run_at = now() + make_interval(secs => ${hold})
+      where id = (select id from ${jobs} where kind = ${job.kind} and key = ${job.key}
+        and status = 'dead' order by id desc limit 1)
+      returning id`),
+  );
+  if (revived.length > 0) return true;
+  await enqueueJob(db, {
     kind: job.kind,
     key: job.key,
     payload: job.payload,
     priority: job.priority,
     maxAttempts: job.maxAttempts,
+    delayMs: hold * 1000,
   });
+  return true;
 }
 
 /** The columns a claim returns. */
@@ -313,6 +336,8 @@ export async function claimJobs(
     workerId: string;
     ids?: readonly number[];
     keys?: readonly string[];
+    /** Waiting jobs whatever their `run_at` (a caller running one itself now). */
+    anyTime?: boolean;
   },
 ): Promise<ClaimedRow[]> {
   const byId = options.ids
@@ -325,7 +350,7 @@ export async function claimJobs(
       with candidates as (
         select j.id from ${jobs} j
         where j.kind = ${options.kind} ${byId}
-          and ((j.status = 'queued' and j.run_at <= now())
+          and ((j.status = 'queued' and (${options.anyTime ? sql`true` : sql`j.run_at <= now()`}))
             or (j.status = 'running' and j.locked_until < now()))
           and (j.key is null or not exists (
             select 1 from ${jobs} r

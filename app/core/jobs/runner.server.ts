@@ -245,7 +245,7 @@ export class JobRunner {
    */
   async runOneDue(
     definition: AnyDefinition,
-    options: { keys?: readonly string[] } = {},
+    options: { keys?: readonly string[]; anyTime?: boolean } = {},
   ): Promise<ClaimedRow | null> {
     const [claim] = await claimJobs(this.options.handle.db, {
       kind: definition.kind,
@@ -253,6 +253,7 @@ export class JobRunner {
       leaseSeconds: definition.leaseSeconds,
       workerId: this.workerId,
       keys: options.keys,
+      anyTime: options.anyTime,
     });
     if (!claim) return null;
     this.slotsInUse++;

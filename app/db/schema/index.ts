@@ -8,6 +8,7 @@ export * from "./auth-tokens";
 export * from "./data-exports";
 export * from "./email-preferences";
 export * from "./jobs";
+export * from "./journey-aggregates";
 export * from "./listens";
 export * from "./mail";
 export * from "./media";

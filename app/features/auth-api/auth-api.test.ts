@@ -812,7 +812,7 @@ describe("codes, recovery, resend and reauthentication", () => {
 });
 
 describe("OAuth with PKCE", () => {
-  const verifier = "v".repeat(20) + "-verifier-of-the-app-0123456789";
+  const verifier = `${"v".repeat(20)}-verifier-of-the-app-0123456789`;
   const challenge = createHash("sha256").update(verifier).digest("base64url");
 
   it("refuses a provider that is not configured, and a flow without PKCE", async () => {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { defineJob, drainJobs, PermanentJobError } from "~/core/jobs/index.server";
+import { defineJob, drainJobs, stringFields } from "~/core/jobs/index.server";
 import { type DbOrTx, getDb, rowsOf } from "~/db/client.server";
 import { publishLive } from "~/features/realtime/index.server";
 
@@ -22,11 +22,7 @@ export const fanOutJob = defineJob<{ postId: string }>({
   kind: "feed.fanout",
   priority: 1,
   concurrency: 2,
-  parse(payload) {
-    const postId = (payload as { postId?: unknown }).postId;
-    if (typeof postId !== "string") throw new PermanentJobError("no post id");
-    return { postId };
-  },
+  parse: stringFields("postId"),
   async run(job) {
     let after = (job.progress?.afterFollower as string | null | undefined) ?? null;
     for (;;) {

@@ -2,6 +2,7 @@ import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { blockedBetween } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { follows, type JourneyAudience, journeySettings } from "~/db/schema";
+import { queueJourneyAggregate } from "./aggregates.server";
 
 export interface JourneySettings {
   audience: JourneyAudience;
@@ -95,10 +96,14 @@ export async function saveJourneySettings(
     recapsEnabled: options.recapsEnabled,
     updatedAt: new Date(),
   };
-  await getDb()
-    .insert(journeySettings)
-    .values({ userId: options.userId, ...values })
-    .onConflictDoUpdate({ target: journeySettings.userId, set: values });
+  await getDb().transaction(async (tx) => {
+    await tx
+      .insert(journeySettings)
+      .values({ userId: options.userId, ...values })
+      .onConflictDoUpdate({ target: journeySettings.userId, set: values });
+    // The day totals without hidden artists follow the setting (the job sees whether it changed).
+    await queueJourneyAggregate(tx, options.userId);
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { AppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { journeyChapters } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
-import { monthlyArtistPlays } from "./play-index.server";
+import { monthlyArtistPlays } from "./period-stats.server";
 
 /**
  * Chapters: periods where the person's taste shifted. Each month with at least
@@ -71,7 +71,7 @@ export function detectChapters(months: MonthCounts[]): DetectedChapter[] {
 }
 
 async function monthlyCounts(userId: string, hidden: string[]): Promise<MonthCounts[]> {
-  // From the play index: the plays held in memory, counted per month and artist.
+  // From the aggregates: each month's plays per artist.
   const rows = await cachedByListens(userId, ["months", [...hidden].sort()], () =>
     monthlyArtistPlays({ userId, hidden }),
   );

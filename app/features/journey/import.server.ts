@@ -4,7 +4,7 @@ import {
   type ActiveJob,
   defineJob,
   drainJobs,
-  PermanentJobError,
+  stringFields,
   yieldToRequests,
 } from "~/core/jobs/index.server";
 import { getDb, rowsOf, type Tx } from "~/db/client.server";
@@ -17,6 +17,7 @@ import {
   listenVersions,
 } from "~/db/schema";
 import { notifyListenImportDone } from "~/features/notifications/index.server";
+import { queueJourneyAggregate } from "./aggregates.server";
 import { IMPORT_MAX_ROWS } from "./import-constants";
 import type { ListenImportView } from "./import-types";
 import { FORMAT_LABELS_BY_FORMAT } from "./importers/format-labels";
@@ -424,11 +425,7 @@ export const listenImportJob = defineJob<{ importId: string }>({
   priority: 8,
   concurrency: 1,
   maxAttempts: 5,
-  parse(payload) {
-    const importId = (payload as { importId?: unknown }).importId;
-    if (typeof importId !== "string") throw new PermanentJobError("no import id");
-    return { importId };
-  },
+  parse: stringFields("importId"),
   async run(job) {
     try {
       await copyImport(job);
@@ -538,6 +535,8 @@ async function copyImport(job: ActiveJob<{ importId: string }>): Promise<void> {
         batch = rowsOf<{ processed: number }>(await tx.execute(moveBatch(true))).at(0);
       }
       if (!batch) return null;
+      // The journey's aggregates follow the copy as it goes (one waiting job per person).
+      await queueJourneyAggregate(tx, current.userId);
       if (deferTriggers) {
         await tx.execute(sql`set local session_replication_role = origin`);
         await tx.execute(sql`

@@ -2,7 +2,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
-import { isDayStart, periodIndexStats, type VisibleDay } from "./play-index.server";
+import { dayTotals, periodKeyStats, planPeriod, type VisibleDay } from "./period-stats.server";
+
+/** True for an instant at midnight UTC (every period the app asks for starts and ends so). */
+export function isDayStart(date: Date): boolean {
+  return date.getTime() % DAY_MS === 0;
+}
 
 /** A play whose length the source did not say counts as this long (and the total says so). */
 export const ESTIMATED_PLAY_MS = 210_000;
@@ -197,7 +202,7 @@ async function recentPlayDays(userId: string, end: Date, hidden: string[]) {
   return rows.map((r) => String(r.day));
 }
 
-/** The plays, time, clock, buckets and streaks of a period. */
+/** The plays, time, buckets and streaks of a period. */
 interface DayStats {
   plays: number;
   knownMs: number;
@@ -206,15 +211,13 @@ interface DayStats {
   days: number;
   /** Plays per bucket start (`YYYY-MM-DD`). */
   buckets: Record<string, number>;
-  /** Per weekday (0 = Monday) with plays, 24 counts by hour (UTC). */
-  clock: Record<string, number[]>;
   longest: Streak | null;
   current: Streak | null;
 }
 
 /**
- * From the days with plays, in order (the play index's visible days): the period's totals,
- * buckets, clock and longest streak, and the current streak of every day before `tomorrow`.
+ * From the days with plays, in order: the period's totals, buckets and longest streak, and the
+ * current streak of every day before `tomorrow`.
  */
 function dayStatsOf(
   all: VisibleDay[],
@@ -222,7 +225,6 @@ function dayStatsOf(
 ): DayStats {
   const period = all.filter((d) => d.day >= p.start && d.day < p.end);
   const buckets: Record<string, number> = {};
-  const clock: Record<string, number[]> = {};
   let plays = 0;
   let knownMs = 0;
   let estimated = 0;
@@ -232,12 +234,6 @@ function dayStatsOf(
     estimated += d.estimated;
     const b = bucketStart(d.day, p.bucket);
     buckets[b] = (buckets[b] ?? 0) + d.plays;
-    const weekday = String((new Date(`${d.day}T00:00:00Z`).getUTCDay() + 6) % 7);
-    const hours = clock[weekday] ?? Array.from({ length: 24 }, () => 0);
-    d.hours.forEach((n, h) => {
-      hours[h] = (hours[h] ?? 0) + n;
-    });
-    clock[weekday] = hours;
   }
   const recent = all
     .filter((d) => d.day < p.tomorrow)
@@ -249,7 +245,6 @@ function dayStatsOf(
     estimated,
     days: period.length,
     buckets,
-    clock,
     longest: longestStreak(period.map((d) => d.day)),
     current: currentStreak(recent, addDays(p.tomorrow, -1)),
   };
@@ -275,8 +270,8 @@ export async function getPlayRange(options: {
  * tracks (grouped by their normalised keys, shown with the most common original name), totals,
  * plays over time, the listening clock, discoveries (artists first ever played in the period)
  * and streaks. `hiddenArtists` are left out of everything (pass the owner's hidden artists for
- * any viewer but the owner). Cached per listen version; computed from the play index (ADR 025):
- * the plays held in memory, checked against the database's per-day revisions in one statement.
+ * any viewer but the owner). Cached per listen version; computed from the journey's aggregates
+ * (ADR 032): up-to-date months from their rows, the rest from the plays.
  */
 export async function getJourneyStats(options: {
   userId: string;
@@ -308,9 +303,9 @@ interface StatsOptions {
 }
 
 /**
- * getJourneyStats without the cache (the bench's "computed" numbers): from the play index
- * (play-index.server.ts) for periods on day boundaries, which is every period the app asks for;
- * from the plays themselves otherwise. Both give the same stats.
+ * getJourneyStats without the cache (the bench's "computed" numbers): from the journey's
+ * aggregates (period-stats.server.ts, ADR 032) for periods on day boundaries, which is every
+ * period the app asks for; from the plays themselves otherwise. Both give the same stats.
  */
 export async function computeJourneyStats(options: StatsOptions): Promise<JourneyStats> {
   if ((options.start && !isDayStart(options.start)) || !isDayStart(options.end)) {
@@ -320,27 +315,22 @@ export async function computeJourneyStats(options: StatsOptions): Promise<Journe
   const hidden = options.hiddenArtists ?? [];
   const today = day(options.now ?? new Date());
   const endDay = day(end);
-  // One read of the play index: all time starts at the first play, so it is asked from long
-  // before (the same plays, and every artist played is a discovery either way).
-  const { artists, albums, tracks, artistCount, discoveries, visibleDays } = await periodIndexStats(
-    { userId, start: options.start ?? LONG_AGO, end, hidden, limit: TOP_LIMIT },
-  );
-  let start = options.start;
-  if (!start) {
-    const first = visibleDays[0]?.day;
-    start = first ? new Date(`${first}T00:00:00Z`) : new Date(end.getTime() - DAY_MS);
+  const askedStart = options.start ? day(options.start) : day(LONG_AGO);
+  const plan = await planPeriod({ userId, startDay: askedStart, endDay, hidden });
+  const { days: allDays, clock } = await dayTotals({ plan, startDay: askedStart, endDay });
+  // All time starts at the first play shown.
+  let startDay = askedStart;
+  if (!options.start) {
+    startDay = allDays[0]?.day ?? day(new Date(end.getTime() - DAY_MS));
   }
-  const startDay = day(start);
+  const keys = await periodKeyStats({ plan, startDay, limit: TOP_LIMIT });
   const bucket = bucketFor(daysBetween(startDay, endDay));
-  const days = dayStatsOf(visibleDays, {
+  const days = dayStatsOf(allDays, {
     start: startDay,
     end: endDay,
     bucket,
     tomorrow: addDays(today, 1),
   });
-  const clock = Array.from({ length: 7 }, (_, weekday) =>
-    (days.clock[String(weekday)] ?? Array.from({ length: 24 }, () => 0)).map(Number),
-  );
   return {
     start: options.start ? startDay : days.days > 0 ? startDay : null,
     end: endDay,
@@ -348,11 +338,11 @@ export async function computeJourneyStats(options: StatsOptions): Promise<Journe
       plays: Number(days.plays),
       listeningMs: Number(days.knownMs) + Number(days.estimated) * ESTIMATED_PLAY_MS,
       estimatedPlays: Number(days.estimated),
-      artists: artistCount,
+      artists: keys.artistCount,
     },
-    topArtists: artists,
-    topAlbums: albums,
-    topTracks: tracks,
+    topArtists: keys.artists,
+    topAlbums: keys.albums,
+    topTracks: keys.tracks,
     overTime: {
       bucket,
       points: bucketStarts(startDay, endDay, bucket).map((b) => ({
@@ -361,7 +351,7 @@ export async function computeJourneyStats(options: StatsOptions): Promise<Journe
       })),
     },
     clock,
-    discoveries,
+    discoveries: keys.discoveries,
     streaks: { longest: days.longest, current: days.current },
   };
 }

@@ -2,7 +2,8 @@ import { and, desc, gte, lt, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
-import { isDayStart, periodIndexStats } from "./play-index.server";
+import { periodKeyStats, planPeriod } from "./period-stats.server";
+import { isDayStart } from "./stats.server";
 
 const DAY_MS = 86_400_000;
 /** How many of each person's top artists the match compares. */
@@ -47,11 +48,14 @@ export async function topArtistShares(options: {
   const rows =
     isDayStart(options.start) && isDayStart(options.end)
       ? (
-          await periodIndexStats({
-            userId: options.userId,
-            start: options.start,
-            end: options.end,
-            hidden,
+          await periodKeyStats({
+            plan: await planPeriod({
+              userId: options.userId,
+              startDay: options.start.toISOString().slice(0, 10),
+              endDay: options.end.toISOString().slice(0, 10),
+              hidden,
+            }),
+            startDay: options.start.toISOString().slice(0, 10),
             limit,
             artistsOnly: true,
           })

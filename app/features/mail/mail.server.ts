@@ -8,9 +8,9 @@ import type SMTPConnection from "nodemailer/lib/smtp-connection";
 import {
   defineJob,
   enqueueJobs,
-  makeJobDue,
-  PermanentJobError,
+  prepareJobForCaller,
   runOneDueJob,
+  stringFields,
 } from "~/core/jobs/index.server";
 import { logger } from "~/core/logger.server";
 import { countMailFailure } from "~/core/metrics.server";
@@ -238,11 +238,7 @@ export const mailJob = defineJob<{ mailId: string }>({
   maxAttempts: RETRY_DELAYS_S.length + 1,
   leaseSeconds: LOCK_SECONDS,
   backoffSeconds: (attempt) => RETRY_DELAYS_S[attempt - 1] ?? 3600,
-  parse(payload) {
-    const mailId = (payload as { mailId?: unknown }).mailId;
-    if (typeof mailId !== "string") throw new PermanentJobError("no mail id");
-    return { mailId };
-  },
+  parse: stringFields("mailId"),
   async run(job) {
     const db = getDb();
     const [row] = await db.select().from(mailOutbox).where(eq(mailOutbox.id, job.payload.mailId));
@@ -540,23 +536,25 @@ export async function deliverMailNow(options: {
     .from(mailOutbox)
     .where(inArray(mailOutbox.id, options.ids));
   const toSend = rows.filter((row) => row.status !== "sent" && row.status !== "uncertain");
-  for (const row of toSend) {
-    if (row.status === "dead") {
-      await db
-        .update(mailOutbox)
-        .set({ status: "failed" })
-        .where(and(eq(mailOutbox.id, row.id), eq(mailOutbox.status, "dead")));
-    }
-    await makeJobDue(db, {
-      kind: mailJob.kind,
-      key: row.id,
-      payload: { mailId: row.id },
-      priority: mailJob.priority,
-      maxAttempts: mailJob.maxAttempts,
-    });
-  }
+  // One at a time, in the order asked: each job is claimed here whatever its schedule, never
+  // made due for the runners first (they would send alongside this caller).
   const run = async () => {
-    for (const row of toSend) await runOneDueJob(mailJob, { keys: [row.id] });
+    for (const row of toSend) {
+      if (row.status === "dead") {
+        await db
+          .update(mailOutbox)
+          .set({ status: "failed" })
+          .where(and(eq(mailOutbox.id, row.id), eq(mailOutbox.status, "dead")));
+      }
+      const ready = await prepareJobForCaller(db, {
+        kind: mailJob.kind,
+        key: row.id,
+        payload: { mailId: row.id },
+        priority: mailJob.priority,
+        maxAttempts: mailJob.maxAttempts,
+      });
+      if (ready) await runOneDueJob(mailJob, { keys: [row.id], anyTime: true });
+    }
   };
   if (options.transport) await transportScope.run(options.transport, run);
   else await run();

@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { defineJob, drainJobs, PermanentJobError } from "~/core/jobs/index.server";
+import { defineJob, drainJobs, stringFields } from "~/core/jobs/index.server";
 import { logger } from "~/core/logger.server";
 import { type DbOrTx, getDb } from "~/db/client.server";
 import { linkUnfurls, posts } from "~/db/schema";
@@ -114,11 +114,7 @@ export const unfurlJob = defineJob<{ url: string }>({
   concurrency: 2,
   maxAttempts: MAX_ATTEMPTS,
   backoffSeconds: (attempt) => 60 * attempt * attempt,
-  parse(payload) {
-    const url = (payload as { url?: unknown }).url;
-    if (typeof url !== "string") throw new PermanentJobError("no url");
-    return { url };
-  },
+  parse: stringFields("url"),
   async run(job) {
     const config = configOverride ?? unfurlConfigFromEnv(getEnv());
     // Off: the link stays pending, as it was queued (startUnfurls queues it again when on).

@@ -305,7 +305,7 @@ export function JourneyView({
           </div>
           <ChartCard
             title="Plays over time"
-            description={`Plays per ${bucketWord}${posts.days.length > 0 ? "; a dot marks a " + bucketWord + " with posts" : ""}.`}
+            description={`Plays per ${bucketWord}${posts.days.length > 0 ? `; a dot marks a ${bucketWord} with posts` : ""}.`}
             chart={<OverTimeChart data={overTime} bucket={stats.overTime.bucket} />}
             table={
               <table className="w-full text-left text-sm">

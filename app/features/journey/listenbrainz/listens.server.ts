@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens, nowPlaying } from "~/db/schema";
+import { queueJourneyAggregate } from "../aggregates.server";
 import { artistKey, titleKey } from "../normalize";
 import type { ValidListen } from "./validate";
 
@@ -45,13 +46,18 @@ export async function recordListens(options: {
     ];
   });
   if (rows.length === 0) return 0;
-  const inserted = await getDb()
-    .insert(listens)
-    .values(rows)
-    .onConflictDoNothing({
-      target: [listens.userId, listens.listenedAt, listens.artistKey, listens.trackKey],
-    })
-    .returning({ id: listens.id });
+  const inserted = await getDb().transaction(async (tx) => {
+    const added = await tx
+      .insert(listens)
+      .values(rows)
+      .onConflictDoNothing({
+        target: [listens.userId, listens.listenedAt, listens.artistKey, listens.trackKey],
+      })
+      .returning({ id: listens.id });
+    // The journey's aggregates follow within seconds (one waiting job per person).
+    if (added.length > 0) await queueJourneyAggregate(tx, options.userId);
+    return added;
+  });
   return inserted.length;
 }
 

@@ -1,0 +1,267 @@
+import { type SQL, sql } from "drizzle-orm";
+import { type ActiveJob, defineJob, drainJobs, stringFields } from "~/core/jobs/index.server";
+import { type DbOrTx, getDb, rowsOf } from "~/db/client.server";
+import { journeySettings } from "~/db/schema";
+
+/*
+ * The journey's durable aggregates (docs/decisions/032-journey-aggregates.md; the tables are in
+ * app/db/schema/journey-aggregates.ts). The job below brings a person's months up to date: each
+ * month whose days changed since it was aggregated (`listen_days.rev`, stamped by 0027's
+ * statement trigger whoever writes the plays) is recomputed from its plays in one transaction —
+ * its day totals, and its artists, releases and tracks with the spellings they were written
+ * with. Reads (stats.server.ts) take clean months from here and read the rest from the plays.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** `YYYY-MM-DD` of the first day of the month after `month` (`YYYY-MM-01`). */
+export function nextMonth(month: string): string {
+  const d = new Date(`${month}T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** The instant a day starts (UTC), as a SQL timestamptz. */
+export const dayStart = (day: string) => sql`${`${day}T00:00:00Z`}::timestamptz`;
+
+/** The person's hidden artists as the settings have them (sorted), or none. */
+async function hiddenArtistsOf(db: DbOrTx, userId: string): Promise<string[]> {
+  const [row] = rowsOf<{ hidden: string[] | null }>(
+    await db.execute(sql`select hidden_artists as hidden from ${journeySettings}
+      where user_id = ${userId}`),
+  );
+  return [...(row?.hidden ?? [])].sort();
+}
+
+/** A text[] parameter (one parameter whatever its length). */
+export const textArray = (values: readonly string[]) =>
+  sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+
+/** A date[] parameter of `YYYY-MM-DD` days. */
+export const dateArray = (values: readonly string[]) =>
+  sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)::date)`;
+
+/** The person's months whose days changed since they were aggregated, oldest first. */
+export async function dirtyMonths(
+  db: DbOrTx,
+  userId: string,
+  range?: { from: string; to: string },
+): Promise<{ month: string; rev: number }[]> {
+  const within = range ? sql`and day >= ${range.from}::date and day < ${range.to}::date` : sql``;
+  const rows = rowsOf<{ month: string; rev: string | number }>(
+    await db.execute(sql`
+      select to_char(d.month, 'YYYY-MM-DD') as month, d.rev
+      from (
+        select date_trunc('month', day)::date as month, max(rev) as rev
+        from listen_days where user_id = ${userId} ${within} group by 1
+      ) d
+      left join journey_month_revs j on j.user_id = ${userId} and j.month = d.month
+      where j.rev is null or d.rev > j.rev
+      order by d.month`),
+  );
+  return rows.map((r) => ({ month: String(r.month), rev: Number(r.rev) }));
+}
+
+/** The month's plays, as a SQL condition on `listens` (alias-free). */
+function inMonth(userId: string, month: string): SQL {
+  return sql`user_id = ${userId} and listened_at >= ${dayStart(month)}
+    and listened_at < ${dayStart(nextMonth(month))}`;
+}
+
+/**
+ * Recomputes one month of one person from their plays, in `tx`: its day totals (all artists and
+ * without the hidden ones), its artists, releases and tracks, and the revision it is now at.
+ * Days of the month left without plays lose their `listen_days` rows here (0031's trigger keeps
+ * them, stamped, until then, so that a month emptied by deletes is noticed).
+ */
+async function recomputeMonth(
+  tx: DbOrTx,
+  options: { userId: string; month: string; rev: number; hidden: string[] },
+): Promise<void> {
+  const { userId, month, rev, hidden } = options;
+  const next = nextMonth(month);
+  await tx.execute(sql`delete from journey_days where user_id = ${userId}
+    and day >= ${month}::date and day < ${next}::date`);
+  await tx.execute(sql`
+    insert into journey_days (user_id, day, plays, known_ms, estimated, hours, visible_plays,
+      visible_known_ms, visible_estimated, visible_hours)
+    with p as (
+      select (listened_at at time zone 'UTC')::date as day,
+        extract(hour from listened_at at time zone 'UTC')::int as hour,
+        artist_key = any(${textArray(hidden)}) as hid,
+        count(*)::int as n, coalesce(sum(duration_ms), 0)::bigint as ms,
+        (count(*) filter (where duration_ms is null))::int as est
+      from listens where ${inMonth(userId, month)}
+      group by 1, 2, 3
+    )
+    select ${userId}, d.day, sum(d.n)::int, sum(d.ms)::bigint, sum(d.est)::int,
+      array(select coalesce(sum(q.n), 0)::int from generate_series(0, 23) as g(h)
+        left join p q on q.day = d.day and q.hour = g.h group by g.h order by g.h),
+      coalesce(sum(d.n) filter (where not d.hid), 0)::int,
+      coalesce(sum(d.ms) filter (where not d.hid), 0)::bigint,
+      coalesce(sum(d.est) filter (where not d.hid), 0)::int,
+      array(select coalesce(sum(q.n) filter (where not q.hid), 0)::int from generate_series(0, 23) as g(h)
+        left join p q on q.day = d.day and q.hour = g.h group by g.h order by g.h)
+    from p d group by d.day`);
+  await tx.execute(
+    sql`delete from journey_months where user_id = ${userId} and month = ${month}::date`,
+  );
+  await tx.execute(sql`
+    insert into journey_months (user_id, month, kind, artist_key, key, plays, names, artist_names,
+      first_at)
+    with p as (
+      select artist_key, artist_name, release_key, release_name, track_key, track_name,
+        count(*)::int as n, min(listened_at) as first_at
+      from listens where ${inMonth(userId, month)}
+      group by 1, 2, 3, 4, 5, 6
+    ),
+    artists as (
+      select artist_key, sum(n)::int as plays, jsonb_object_agg(artist_name, n) as names,
+        min(first_at) as first_at
+      from (select artist_key, artist_name, sum(n)::int as n, min(first_at) as first_at
+        from p group by 1, 2) a
+      group by artist_key
+    ),
+    releases as (
+      select a.artist_key, a.release_key, a.plays, a.artist_names,
+        coalesce(r.names, '{}'::jsonb) as names
+      from (
+        select artist_key, release_key, sum(n)::int as plays,
+          jsonb_object_agg(artist_name, n) as artist_names
+        from (select artist_key, release_key, artist_name, sum(n)::int as n
+          from p where release_key is not null group by 1, 2, 3) x
+        group by 1, 2
+      ) a
+      left join (
+        select artist_key, release_key, jsonb_object_agg(release_name, n) as names
+        from (select artist_key, release_key, release_name, sum(n)::int as n
+          from p where release_key is not null and release_name is not null group by 1, 2, 3) x
+        group by 1, 2
+      ) r using (artist_key, release_key)
+    ),
+    tracks as (
+      select a.artist_key, a.track_key, a.plays, a.artist_names, t.names
+      from (
+        select artist_key, track_key, sum(n)::int as plays,
+          jsonb_object_agg(artist_name, n) as artist_names
+        from (select artist_key, track_key, artist_name, sum(n)::int as n from p group by 1, 2, 3) x
+        group by 1, 2
+      ) a
+      join (
+        select artist_key, track_key, jsonb_object_agg(track_name, n) as names
+        from (select artist_key, track_key, track_name, sum(n)::int as n from p group by 1, 2, 3) x
+        group by 1, 2
+      ) t using (artist_key, track_key)
+    )
+    select ${userId}, ${month}::date, 0, artist_key, '', plays, names, null::jsonb, first_at
+      from artists
+    union all
+    select ${userId}, ${month}::date, 1, artist_key, release_key, plays, names, artist_names, null
+      from releases
+    union all
+    select ${userId}, ${month}::date, 2, artist_key, track_key, plays, names, artist_names, null
+      from tracks`);
+  await tx.execute(sql`
+    insert into journey_month_revs (user_id, month, rev) values (${userId}, ${month}::date, ${rev})
+    on conflict (user_id, month) do update set rev = excluded.rev`);
+  await tx.execute(sql`delete from listen_days where user_id = ${userId}
+    and day >= ${month}::date and day < ${next}::date and plays = 0`);
+}
+
+/**
+ * Brings one person's aggregates up to date, a month per transaction (fenced by the job's
+ * lease) with waiting page views let through in between. When their hidden artists changed,
+ * every month is done again (the visible day totals follow the setting).
+ */
+async function aggregateJourney(job: ActiveJob<{ userId: string }>): Promise<void> {
+  const { userId } = job.payload;
+  const db = getDb();
+  const hidden = await hiddenArtistsOf(db, userId);
+  const [state] = rowsOf<{ hidden: string[] }>(
+    await db.execute(sql`select hidden from journey_aggregate_state where user_id = ${userId}`),
+  );
+  const known = [...(state?.hidden ?? [])].sort();
+  if (!state || known.join("\u0000") !== hidden.join("\u0000")) {
+    const exists = rowsOf(await db.execute(sql`select 1 from "user" where id = ${userId}`));
+    if (exists.length === 0) return;
+    await db.transaction(async (tx) => {
+      await job.fence(tx);
+      await tx.execute(sql`
+        insert into journey_aggregate_state (user_id, hidden, updated_at)
+        values (${userId}, ${textArray(hidden)}, now())
+        on conflict (user_id) do update set hidden = excluded.hidden, updated_at = now()`);
+      await tx.execute(sql`delete from journey_month_revs where user_id = ${userId}`);
+    });
+  }
+  for (;;) {
+    if (job.signal.aborted) throw new Error("the journey aggregate job was stopped");
+    const [dirty] = await dirtyMonths(db, userId);
+    if (!dirty) break;
+    await db.transaction(async (tx) => {
+      await job.fence(tx);
+      await recomputeMonth(tx, { userId, month: dirty.month, rev: dirty.rev, hidden });
+    });
+    await job.yield();
+  }
+  // Months whose every day is gone (rows that no day points at any more).
+  await db.execute(sql`
+    with gone as (
+      delete from journey_month_revs j where j.user_id = ${userId} and not exists (
+        select 1 from listen_days d where d.user_id = ${userId}
+          and d.day >= j.month and d.day < (j.month + interval '1 month'))
+      returning month)
+    , days as (delete from journey_days where user_id = ${userId}
+        and date_trunc('month', day)::date in (select month from gone))
+    delete from journey_months where user_id = ${userId} and month in (select month from gone)`);
+}
+
+/** Keeps each person's journey aggregates up to date (see aggregateJourney). */
+export const journeyAggregateJob = defineJob<{ userId: string }>({
+  kind: "journey.aggregate",
+  priority: 3,
+  concurrency: 1,
+  leaseSeconds: 60,
+  parse: stringFields("userId"),
+  async run(job) {
+    await aggregateJourney(job);
+    return undefined;
+  },
+});
+
+/**
+ * Asks for a person's aggregates to be brought up to date (in the transaction that changed their
+ * plays or hidden artists): one waiting job per person however many changes come in.
+ */
+export async function queueJourneyAggregate(db: DbOrTx, userId: string): Promise<void> {
+  await journeyAggregateJob.enqueue(db, { userId }, { key: userId });
+}
+
+/** Brings every queued person's aggregates up to date here (tests, scripts, the bench). */
+export async function settleJourneyAggregates(): Promise<void> {
+  await drainJobs([journeyAggregateJob]);
+}
+
+/**
+ * A safety net (maintenance): people whose days changed since their last aggregation and who
+ * have no job waiting get one — a writer that forgot to queue it is caught within an interval.
+ */
+export async function queueStaleJourneyAggregates(db: DbOrTx = getDb()): Promise<number> {
+  const rows = rowsOf(
+    await db.execute(sql`
+      insert into jobs (kind, payload, key, priority)
+      select ${journeyAggregateJob.kind}, jsonb_build_object('userId', d.user_id), d.user_id,
+        ${journeyAggregateJob.priority}
+      from (
+        select l.user_id from listen_days l
+        left join journey_month_revs j
+          on j.user_id = l.user_id and j.month = date_trunc('month', l.day)::date
+        where j.rev is null or l.rev > j.rev
+        group by l.user_id
+      ) d
+      on conflict (kind, key) where status = 'queued' and key is not null do nothing
+      returning id`),
+  );
+  return rows.length;
+}
+
+export { DAY_MS };
