@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Database, type DatabaseHandle, rowsOf } from "~/db/client.server";
+import { yieldToRequests } from "./jobs/index.server";
 import { logger } from "./logger.server";
 import { observeMaintenance } from "./metrics.server";
 
@@ -10,13 +11,18 @@ import { observeMaintenance } from "./metrics.server";
  * before the next one starts:
  *
  * 1. purge rows nobody can use any more (expired sessions, codes and links, spent rate-limit
- *    windows, accepted TOTP codes past their replay window, expired data exports), at most
- *    PURGE_BATCH rows per statement;
+ *    windows, accepted TOTP codes past their replay window, expired data exports, finished
+ *    jobs), at most PURGE_BATCH rows per statement;
  * 2. `VACUUM (ANALYZE)` of each table whose dead rows pass autovacuum's own threshold
  *    (50 + 20 % of its live rows, but never more than DEAD_ROWS_CAP), one table per
  *    statement, so the space is reused;
  * 3. `ANALYZE` of each table changed by more than 50 + 10 % of its rows since its last analyze
  *    (autovacuum's analyze threshold), so the planner's statistics follow large changes.
+ *
+ * Between two steps the event loop turns and page views waiting for a turn go first (PGlite
+ * answers in microtasks: without that, nothing else — not even /healthz — ran until the whole
+ * run ended). PGlite's statistics start from zero at every start, so what they counted is
+ * carried across restarts in `maintenance_tables`.
  *
  * On PostgreSQL only the purges run (autovacuum does the rest); they are idempotent, so several
  * instances doing them is harmless.
@@ -80,20 +86,59 @@ interface TableStats {
   modified: number;
 }
 
+/**
+ * Each table's dead and changed rows: what the statistics count since the server started, plus
+ * what was counted before a restart and not yet vacuumed or analyzed (`maintenance_tables`).
+ * Saves what it read, so a restart before the next run loses nothing counted so far.
+ */
 async function tableStats(db: Database): Promise<TableStats[]> {
   // PGlite reports its counters only when asked to: flush them, then read.
   await db.execute(sql`select pg_stat_force_next_flush()`);
-  const rows = rowsOf<{ name: string; live: string; dead: string; modified: string }>(
-    await db.execute(sql`select relname as name, n_live_tup::text as live,
-      n_dead_tup::text as dead, n_mod_since_analyze::text as modified
-      from pg_stat_user_tables where schemaname = 'public' order by relname`),
+  const rows = rowsOf<{
+    name: string;
+    live: string;
+    dead: string;
+    modified: string;
+    carried_dead: string | null;
+    carried_modified: string | null;
+  }>(
+    await db.execute(sql`
+      with current as (
+        select relname as name, n_live_tup as live, n_dead_tup as dead,
+          n_mod_since_analyze as modified, pg_postmaster_start_time() as started
+        from pg_stat_user_tables where schemaname = 'public'
+      ),
+      saved as (
+        insert into maintenance_tables as m (table_name, carried_dead, carried_modified,
+          seen_dead, seen_modified, server_start)
+        select c.name, 0, 0, c.dead, c.modified, c.started from current c
+        on conflict (table_name) do update set
+          carried_dead = case when m.server_start <> excluded.server_start
+            then m.carried_dead + m.seen_dead else m.carried_dead end,
+          carried_modified = case when m.server_start <> excluded.server_start
+            then m.carried_modified + m.seen_modified else m.carried_modified end,
+          seen_dead = excluded.seen_dead, seen_modified = excluded.seen_modified,
+          server_start = excluded.server_start
+        returning table_name, carried_dead, carried_modified
+      )
+      select c.name, c.live::text as live, c.dead::text as dead, c.modified::text as modified,
+        s.carried_dead::text as carried_dead, s.carried_modified::text as carried_modified
+      from current c join saved s on s.table_name = c.name
+      order by c.name`),
   );
   return rows.map((r) => ({
     name: r.name,
     live: Number(r.live),
-    dead: Number(r.dead),
-    modified: Number(r.modified),
+    dead: Number(r.dead) + Number(r.carried_dead ?? 0),
+    modified: Number(r.modified) + Number(r.carried_modified ?? 0),
   }));
+}
+
+/** After a vacuum (dead and changed rows handled) or an analyze (changed rows), nothing carried. */
+async function forgetCarried(db: Database, table: string, vacuumed: boolean): Promise<void> {
+  await db.execute(sql`update maintenance_tables set carried_modified = 0, seen_modified = 0
+    ${vacuumed ? sql`, carried_dead = 0, seen_dead = 0` : sql``}
+    where table_name = ${table}`);
 }
 
 /**
@@ -136,6 +181,8 @@ export async function runMaintenance(
     report.steps.push(done);
     report.longestStepMs = Math.max(report.longestStepMs, done.ms);
     options.onStep?.(done);
+    // Page views waiting for a turn (and the event loop itself) go before the next step.
+    await yieldToRequests();
     return result;
   };
   const stop = () => {
@@ -178,12 +225,14 @@ export async function runMaintenance(
         () => db.execute(sql.raw(`vacuum (analyze) "${table.name}"`)),
         (_, ms) => ({ kind: "vacuum", table: table.name, ms }),
       );
+      await forgetCarried(db, table.name, true);
       report.vacuumed.push(table.name);
     } else if (needsAnalyze(table)) {
       await step(
         () => db.execute(sql.raw(`analyze "${table.name}"`)),
         (_, ms) => ({ kind: "analyze", table: table.name, ms }),
       );
+      await forgetCarried(db, table.name, false);
       report.analyzed.push(table.name);
     }
   }

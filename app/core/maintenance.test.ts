@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase, rowsOf } from "~/db/client.server";
@@ -95,20 +98,40 @@ describe("maintenance of the embedded database", () => {
     beforeWindows = await stats("rate_limits");
     expect(beforeLikes.dead).toBeGreaterThanOrEqual(2 * PEOPLE * POSTS);
 
+    // The event loop's turns (what /healthz and every new connection need), as they happen.
+    const ticks: number[] = [];
+    let stepsSoFar = 0;
+    let ticking = true;
+    const tick = () => {
+      ticks.push(stepsSoFar);
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
     // A request that queries the database in a loop, always with one query waiting.
     let done = false;
     const concurrent = (async () => {
       while (!done) {
         await handle.db.execute(sql`select 1`);
         order.push("query");
+        // A request ends and the event loop turns (as maintenance lets it between steps).
+        await new Promise((resolve) => setImmediate(resolve));
       }
     })();
     report = await runMaintenance(handle.db, {
       vacuum: true,
-      onStep: () => order.push("step"),
+      onStep: () => {
+        order.push("step");
+        stepsSoFar++;
+      },
     });
     done = true;
     await concurrent;
+    ticking = false;
+    // The event loop turned after every step (a timer ran with each count of steps done).
+    const turnedAfter = new Set(ticks);
+    for (let k = 1; k < report.steps.length; k++) {
+      expect(turnedAfter.has(k), `the event loop turned after step ${k}`).toBe(true);
+    }
 
     // Between any two steps, the waiting query ran: no other query ever waited for more than
     // one step. (PGlite serves its queue first in, first out.)
@@ -181,4 +204,45 @@ describe("maintenance of the embedded database", () => {
     expect(Object.values(again.purged).every((n) => n === 0)).toBe(true);
     expect(again.vacuumed).toEqual([]);
   });
+});
+
+describe("maintenance across a restart of the embedded database", () => {
+  it("still vacuums the dead rows counted before the restart (the statistics start from zero)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "st-maintenance-"));
+    try {
+      let db = await openDatabase({ dataDir: dir });
+      await migrateDatabase(db);
+      await db.db.execute(sql`insert into rate_limits (key, count, reset_at)
+        select 'kept:' || g, 1, now() + interval '1 hour' from generate_series(1, 3000) g`);
+      await db.db.execute(sql`update rate_limits set count = 2`);
+      // A run that stops right after counting (a shutdown), before it vacuumed anything.
+      let counted = false;
+      const cut = await runMaintenance(db.db, {
+        vacuum: true,
+        onStep: (step) => {
+          if (step.kind === "stats") counted = true;
+        },
+        shouldStop: () => counted,
+      });
+      expect(cut.vacuumed).toEqual([]);
+      await db.close();
+      db = await openDatabase({ dataDir: dir });
+      try {
+        await db.db.execute(sql`select pg_stat_force_next_flush()`);
+        const [fresh] = rowsOf<{ dead: number }>(
+          await db.db.execute(sql`select n_dead_tup::int as dead from pg_stat_user_tables
+            where relname = 'rate_limits'`),
+        );
+        expect(fresh?.dead).toBe(0);
+        const after = await runMaintenance(db.db, { vacuum: true });
+        expect(after.vacuumed).toContain("rate_limits");
+        const again = await runMaintenance(db.db, { vacuum: true });
+        expect(again.vacuumed).not.toContain("rate_limits");
+      } finally {
+        await db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
