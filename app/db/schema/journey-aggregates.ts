@@ -73,6 +73,35 @@ export const journeyMonths = pgTable(
   (t) => [
     primaryKey({ columns: [t.userId, t.month, t.kind, t.artistKey, t.key] }),
     index("journey_months_key_idx").on(t.userId, t.kind, t.artistKey, t.key, t.month),
+    // Each month's most played first: the top lists read a few rows of each month.
+    index("journey_months_top_idx").on(t.userId, t.kind, t.month, t.plays.desc()),
+  ],
+);
+
+/**
+ * Each artist, release and track over the person's whole history (the sum of their months):
+ * all-time top lists, how many artists a period has, and discoveries (when each artist was
+ * first played) without reading every month.
+ */
+export const journeyKeys = pgTable(
+  "journey_keys",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    kind: smallint("kind").notNull(),
+    artistKey: text("artist_key").notNull(),
+    key: text("key").notNull(),
+    plays: integer("plays").notNull(),
+    /** Artists: their first play ever. */
+    firstAt: timestamp("first_at", { withTimezone: true, precision: 0 }),
+    /** Artists: the months they were played in, as year × 12 + month − 1, in order. */
+    months: integer("months").array(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.kind, t.artistKey, t.key] }),
+    index("journey_keys_top_idx").on(t.userId, t.kind, t.plays.desc()),
+    index("journey_keys_first_idx").on(t.userId, t.kind, t.firstAt),
   ],
 );
 

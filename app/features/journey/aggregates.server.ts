@@ -103,6 +103,18 @@ async function recomputeMonth(
       array(select coalesce(sum(q.n) filter (where not q.hid), 0)::int from generate_series(0, 23) as g(h)
         left join p q on q.day = d.day and q.hour = g.h group by g.h order by g.h)
     from p d group by d.day`);
+  const monthIndex = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1;
+  // The lifetime sums lose what the month had, then get what it has now (below).
+  await tx.execute(sql`
+    update journey_keys t set plays = t.plays - o.plays,
+      months = case when t.kind = 0 then array_remove(t.months, ${monthIndex}) end
+    from journey_months o
+    where o.user_id = ${userId} and o.month = ${month}::date and t.user_id = ${userId}
+      and t.kind = o.kind and t.artist_key = o.artist_key and t.key = o.key`);
+  // Artists first played this month: their first play is found again once the month is redone.
+  await tx.execute(sql`update journey_keys set first_at = null
+    where user_id = ${userId} and kind = 0
+      and first_at >= ${dayStart(month)} and first_at < ${dayStart(next)}`);
   await tx.execute(
     sql`delete from journey_months where user_id = ${userId} and month = ${month}::date`,
   );
@@ -162,6 +174,23 @@ async function recomputeMonth(
     select ${userId}, ${month}::date, 2, artist_key, track_key, plays, names, artist_names, null
       from tracks`);
   await tx.execute(sql`
+    insert into journey_keys as t (user_id, kind, artist_key, key, plays, first_at, months)
+    select user_id, kind, artist_key, key, plays, first_at,
+      case when kind = 0 then array[${monthIndex}::int] end
+    from journey_months where user_id = ${userId} and month = ${month}::date
+    on conflict (user_id, kind, artist_key, key) do update set
+      plays = t.plays + excluded.plays,
+      first_at = least(t.first_at, excluded.first_at),
+      months = case when t.kind = 0 then array(
+        select distinct m from unnest(coalesce(t.months, '{}') || excluded.months) m order by m) end`);
+  await tx.execute(sql`delete from journey_keys where user_id = ${userId} and plays <= 0`);
+  // First plays that were in this month and are not any more: the earliest month left.
+  await tx.execute(sql`
+    update journey_keys t set first_at = (
+      select min(m.first_at) from journey_months m
+      where m.user_id = ${userId} and m.kind = 0 and m.artist_key = t.artist_key and m.key = '')
+    where t.user_id = ${userId} and t.kind = 0 and t.first_at is null`);
+  await tx.execute(sql`
     insert into journey_month_revs (user_id, month, rev) values (${userId}, ${month}::date, ${rev})
     on conflict (user_id, month) do update set rev = excluded.rev`);
   await tx.execute(sql`delete from listen_days where user_id = ${userId}
@@ -203,16 +232,23 @@ async function aggregateJourney(job: ActiveJob<{ userId: string }>): Promise<voi
     });
     await job.yield();
   }
-  // Months whose every day is gone (rows that no day points at any more).
-  await db.execute(sql`
-    with gone as (
-      delete from journey_month_revs j where j.user_id = ${userId} and not exists (
+  // Months whose every day is gone (a month emptied by deletes whose zero rows were cleared):
+  // done again as empty months, so their rows leave the lifetime sums too.
+  const gone = rowsOf<{ month: string }>(
+    await db.execute(sql`
+      select to_char(j.month, 'YYYY-MM-DD') as month from journey_month_revs j
+      where j.user_id = ${userId} and not exists (
         select 1 from listen_days d where d.user_id = ${userId}
-          and d.day >= j.month and d.day < (j.month + interval '1 month'))
-      returning month)
-    , days as (delete from journey_days where user_id = ${userId}
-        and date_trunc('month', day)::date in (select month from gone))
-    delete from journey_months where user_id = ${userId} and month in (select month from gone)`);
+          and d.day >= j.month and d.day < (j.month + interval '1 month'))`),
+  );
+  for (const { month } of gone) {
+    await db.transaction(async (tx) => {
+      await job.fence(tx);
+      await recomputeMonth(tx, { userId, month, rev: 0, hidden });
+      await tx.execute(sql`delete from journey_month_revs where user_id = ${userId}
+        and month = ${month}::date`);
+    });
+  }
 }
 
 /** Keeps each person's journey aggregates up to date (see aggregateJourney). */

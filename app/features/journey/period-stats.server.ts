@@ -51,7 +51,14 @@ export interface PeriodPlan {
   raw: { from: string; to: string }[];
   /** When the visible day totals do not match `hidden` (the setting just changed). */
   daysFromPlays: boolean;
+  /**
+   * The period holds every play and every month is up to date: the lifetime sums stand for it.
+   */
+  wholeHistory: boolean;
 }
+
+/** Before any play: "all time" asks from here. */
+export const LONG_AGO_DAY = "1000-01-01";
 
 function monthOf(day: string): string {
   return `${day.slice(0, 7)}-01`;
@@ -82,13 +89,22 @@ export async function planPeriod(options: {
 }): Promise<PeriodPlan> {
   const { userId, startDay, endDay } = options;
   const hidden = [...options.hidden].sort();
-  const db = getDb();
-  const [state] = rowsOf<{ hidden: string[] }>(
-    await db.execute(sql`select hidden from journey_aggregate_state where user_id = ${userId}`),
+  const [facts] = rowsOf<{ known: string[] | null; dirty: string[] | null; later: boolean }>(
+    await getDb().execute(sql`
+      select
+        (select hidden from journey_aggregate_state where user_id = ${userId}) as known,
+        (select array_agg(to_char(d.month, 'YYYY-MM-DD') order by d.month) from (
+          select date_trunc('month', day)::date as month, max(rev) as rev
+          from listen_days where user_id = ${userId} group by 1
+        ) d
+        left join journey_month_revs j on j.user_id = ${userId} and j.month = d.month
+        where j.rev is null or d.rev > j.rev) as dirty,
+        exists (select 1 from listen_days where user_id = ${userId}
+          and day >= ${endDay}::date and plays > 0) as later`),
   );
-  const known = [...(state?.hidden ?? [])].sort();
+  const known = [...(facts?.known ?? [])].sort();
   const daysFromPlays = hidden.length > 0 && known.join("\u0000") !== hidden.join("\u0000");
-  const dirty = (await dirtyMonths(db, userId)).map((d) => d.month);
+  const dirty = facts?.dirty ?? [];
   const firstWhole = startDay.endsWith("-01") ? startDay : nextMonth(monthOf(startDay));
   const lastWhole = monthOf(endDay);
   const months = firstWhole < lastWhole ? { from: firstWhole, to: lastWhole } : null;
@@ -110,6 +126,20 @@ export async function planPeriod(options: {
     dirty,
     raw: mergeRanges([...edges, ...dirtyInside]),
     daysFromPlays,
+    wholeHistory: startDay <= LONG_AGO_DAY && dirty.length === 0 && !facts?.later,
+  };
+}
+
+/**
+ * The same period read from the plays alone (no month from the aggregates): what a period with
+ * few plays costs least as, whatever its length.
+ */
+export function fromPlaysOnly(plan: PeriodPlan, startDay: string, endDay: string): PeriodPlan {
+  return {
+    ...plan,
+    months: null,
+    raw: [{ from: startDay, to: endDay }],
+    wholeHistory: false,
   };
 }
 
@@ -153,19 +183,271 @@ const KIND = {
 
 type KindName = keyof typeof KIND;
 
+type RankedRow = { artistKey: string; key: string; plays: number };
+/** A row of a kind as the reference orders ties: by its key in code-point order. */
+const sortKeyOf = (kindName: KindName, r: { artistKey: string; key: string }) =>
+  kindName === "artist" ? r.artistKey : `${r.artistKey}/${r.key}`;
+const byPlaysThenKey = (kindName: KindName) => (a: RankedRow, b: RankedRow) =>
+  b.plays - a.plays || compareCodePoints(sortKeyOf(kindName, a), sortKeyOf(kindName, b));
+
+/** Strings in code-point order (the database's "C" collation), not UTF-16 unit order. */
+export function compareCodePoints(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i]?.codePointAt(0) ?? 0) - (y[i]?.codePointAt(0) ?? 0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/** The plan's up-to-date whole months (their rows stand for their plays). */
+function cleanMonthList(plan: PeriodPlan): string[] {
+  if (!plan.months) return [];
+  const out: string[] = [];
+  const dirty = new Set(plan.dirty);
+  for (let m = plan.months.from; m < plan.months.to; m = nextMonth(m)) {
+    if (!dirty.has(m)) out.push(m);
+  }
+  return out;
+}
+
+/** The rows of `listens` read for the plan (edges, months behind), hidden artists left out. */
+function rawWhere(plan: PeriodPlan, kindName: KindName): SQL {
+  return sql`user_id = ${plan.userId} and (${inRanges(plan.raw)})
+    and ${notHidden(plan.hidden)} and ${KIND[kindName].where}`;
+}
+
+/** Keys as a JSON list of [artist_key, key] pairs, joined as rows. */
+const keyPairs = (rows: readonly { artistKey: string; key: string }[]) =>
+  sql`(select p->>0 as artist_key, p->>1 as key
+    from jsonb_array_elements(${JSON.stringify(rows.map((r) => [r.artistKey, r.key]))}::jsonb) p)`;
+
+type Spelled = RankedRow & { name: string; artistName: string };
+
 /**
- * The `limit` most played keys of a kind in the period (plays, then key in code-point order),
- * each with its most written spelling and, for releases and tracks, its artist's.
+ * The given keys' plays over the plan's months (`months`, first days) and raw rows, with each
+ * one's most written spelling and its artist's — one statement.
  */
-async function topKeys(
+async function exactWithNames(
+  db: DbOrTx,
+  plan: PeriodPlan,
+  kindName: KindName,
+  keys: readonly { artistKey: string; key: string }[],
+  months: SQL,
+  raw: SQL = rawWhere(plan, kindName),
+): Promise<Spelled[]> {
+  if (keys.length === 0) return [];
+  const k = KIND[kindName];
+  const rows = rowsOf<{
+    artist_key: string;
+    key: string;
+    plays: number;
+    name: string | null;
+    artist_name: string | null;
+  }>(
+    await db.execute(sql`
+      with wanted as ${keyPairs(keys)},
+      monthly as (
+        select m.artist_key, m.key, m.plays, m.names, m.artist_names from journey_months m
+        where m.user_id = ${plan.userId} and m.kind = ${k.kind} and ${months}
+          and (m.artist_key, m.key) in (select artist_key, key from wanted)
+      ),
+      played as (
+        select artist_key, ${k.key} as key, ${k.name} as name, artist_name
+        from listens where ${raw} and (artist_key, ${k.key}) in (select artist_key, key from wanted)
+      ),
+      totals as (
+        select artist_key, key, sum(plays)::int as plays from (
+          select artist_key, key, plays from monthly
+          union all select artist_key, key, 1 from played) x
+        group by 1, 2
+      ),
+      counts as (
+        select mo.artist_key, mo.key, e.key as name, e.value::int as n, false as of_artist
+        from monthly mo cross join lateral jsonb_each_text(mo.names) e
+        union all
+        select mo.artist_key, mo.key, e.key, e.value::int, true
+        from monthly mo cross join lateral jsonb_each_text(coalesce(mo.artist_names, '{}'::jsonb)) e
+        union all
+        select artist_key, key, name, 1, false from played where name is not null
+        union all
+        select artist_key, key, artist_name, 1, true from played
+      ),
+      modes as (
+        select distinct on (artist_key, key, of_artist) artist_key, key, of_artist, name
+        from (select artist_key, key, of_artist, name, sum(n) as n from counts group by 1, 2, 3, 4) s
+        order by artist_key, key, of_artist, n desc, name collate "C"
+      )
+      select t.artist_key, t.key, t.plays,
+        (select name from modes m where m.artist_key = t.artist_key and m.key = t.key
+          and not m.of_artist) as name,
+        (select name from modes m where m.artist_key = t.artist_key and m.key = t.key
+          and m.of_artist) as artist_name
+      from totals t`),
+  );
+  return rows.map((r) => ({
+    artistKey: r.artist_key,
+    key: r.key,
+    plays: Number(r.plays),
+    name: r.name ?? "",
+    artistName: kindName === "artist" ? "" : (r.artist_name ?? ""),
+  }));
+}
+
+/**
+ * The `limit` most played keys straight from the plays of the plan's raw rows (its only rows),
+ * with their most written spellings, as the reference computes them — one statement.
+ */
+async function rawTop(
   db: DbOrTx,
   plan: PeriodPlan,
   kindName: KindName,
   limit: number,
-): Promise<{ rows: (RankedItemKey & { artistKey: string })[]; distinct: number }> {
+): Promise<Spelled[]> {
   const k = KIND[kindName];
-  const rawWhere = sql`user_id = ${plan.userId} and (${inRanges(plan.raw)})
-    and ${notHidden(plan.hidden)} and ${k.where}`;
+  const sortKey =
+    kindName === "artist"
+      ? sql`artist_key collate "C"`
+      : sql`(artist_key || '/' || ${k.key}) collate "C"`;
+  const rows = rowsOf<{
+    artist_key: string;
+    key: string;
+    plays: number;
+    name: string | null;
+    artist_name: string;
+  }>(
+    await db.execute(sql`
+      select artist_key, ${k.key} as key, count(*)::int as plays,
+        mode() within group (order by ${k.name} collate "C") as name,
+        mode() within group (order by artist_name collate "C") as artist_name
+      from listens where ${rawWhere(plan, kindName)}
+      group by 1, 2
+      order by plays desc, ${sortKey} limit ${limit}`),
+  );
+  return rows.map((r) => ({
+    artistKey: r.artist_key,
+    key: r.key,
+    plays: Number(r.plays),
+    name: r.name ?? "",
+    artistName: kindName === "artist" ? "" : r.artist_name,
+  }));
+}
+
+/**
+ * The `limit` most played keys over the plan's clean months and raw rows, by Fagin's threshold
+ * algorithm: the `depth` most played rows of each month (an index walk), whose `depth`-th count
+ * bounds every key not seen there. Keys whose best case can still reach the top get exact sums;
+ * the list is proven once its last entry beats what any unseen key could have, else the search
+ * goes deeper. Listening is skewed, so a few dozen rows a month usually prove it. Null when
+ * even the deepest search proves nothing (then every row is summed).
+ */
+async function thresholdTop(
+  db: DbOrTx,
+  plan: PeriodPlan,
+  kindName: KindName,
+  limit: number,
+): Promise<Spelled[] | null> {
+  const k = KIND[kindName];
+  const months = cleanMonthList(plan);
+  const inMonths = sql`m.month = any(${dateArray(months)})`;
+  const order = byPlaysThenKey(kindName);
+  for (let depth = 24; depth <= 1536; depth *= 4) {
+    // Each month's `depth` most played rows, and every key of the raw rows (marked "").
+    const rows = rowsOf<{ month: string; artist_key: string; key: string; plays: number }>(
+      await db.execute(sql`
+        select to_char(u.month, 'YYYY-MM-DD') as month, r.artist_key, r.key, r.plays
+        from unnest(${dateArray(months)}) as u(month)
+        cross join lateral (
+          select artist_key, key, plays from journey_months m
+          where m.user_id = ${plan.userId} and m.kind = ${k.kind} and m.month = u.month
+            and ${notHidden(plan.hidden)}
+          order by plays desc limit ${depth}
+        ) r
+        union all
+        select '', artist_key, ${k.key}, count(*)::int from listens
+        where ${rawWhere(plan, kindName)} group by 2, 3`),
+    );
+    const perMonth = new Map<string, number>();
+    for (const r of rows) perMonth.set(r.month, (perMonth.get(r.month) ?? 0) + 1);
+    const kth = new Map<string, number>();
+    for (const r of rows) {
+      // Rows come in each month's order: the last one seen is its depth-th.
+      if (r.month !== "" && (perMonth.get(r.month) ?? 0) >= depth) {
+        kth.set(r.month, Number(r.plays));
+      }
+    }
+    const bound = [...kth.values()].reduce((a, b) => a + b, 0);
+    const seen = new Map<string, RankedRow & { kthSeen: number }>();
+    for (const r of rows) {
+      const id = `${r.artist_key}\u0000${r.key}`;
+      const entry = seen.get(id) ?? { artistKey: r.artist_key, key: r.key, plays: 0, kthSeen: 0 };
+      entry.plays += Number(r.plays);
+      entry.kthSeen += kth.get(r.month) ?? 0;
+      seen.set(id, entry);
+    }
+    const lows = [...seen.values()].map((e) => e.plays).sort((a, b) => b - a);
+    const cut = lows[limit - 1] ?? 0;
+    // The best a seen key can have: what was seen, plus each other month's depth-th count.
+    const candidates = [...seen.values()].filter((e) => e.plays + bound - e.kthSeen >= cut);
+    if (bound > 0 && candidates.length > 4 * depth && depth < 1536) continue;
+    // With no month cut short every count seen is exact: only the names are left to read.
+    const chosen = bound === 0 ? [...seen.values()].sort(order).slice(0, limit) : candidates;
+    const exact = (await exactWithNames(db, plan, kindName, chosen, inMonths))
+      .sort(order)
+      .slice(0, limit);
+    const last = exact.at(-1);
+    // Proven: no month was cut (nothing unseen), or the last entry beats any unseen key.
+    if (bound === 0 || (exact.length === limit && last && last.plays > bound)) return exact;
+  }
+  return null;
+}
+
+/** The `limit` most played keys by summing every row of the period (the last resort). */
+async function fullSumTop(
+  db: DbOrTx,
+  plan: PeriodPlan,
+  kindName: KindName,
+  limit: number,
+): Promise<Spelled[]> {
+  const k = KIND[kindName];
+  const sortKey =
+    kindName === "artist"
+      ? sql`artist_key collate "C"`
+      : sql`(artist_key || '/' || key) collate "C"`;
+  const rows = rowsOf<{ artist_key: string; key: string; plays: number }>(
+    await db.execute(sql`
+      select artist_key, key, sum(plays)::int as plays from (
+        select artist_key, key, plays from journey_months where ${cleanMonths(plan, k.kind)}
+        union all
+        select artist_key, ${k.key} as key, count(*)::int as plays from listens
+        where ${rawWhere(plan, kindName)} group by 1, 2
+      ) units group by 1, 2
+      order by plays desc, ${sortKey} limit ${limit}`),
+  );
+  const top = rows.map((r) => ({ artistKey: r.artist_key, key: r.key }));
+  return (
+    await exactWithNames(
+      db,
+      plan,
+      kindName,
+      top,
+      sql`m.month = any(${dateArray(cleanMonthList(plan))})`,
+    )
+  ).sort(byPlaysThenKey(kindName));
+}
+
+/**
+ * The `limit` most played keys of all time from the lifetime sums (plan.wholeHistory), with
+ * their spellings over every month — one statement.
+ */
+async function lifetimeTop(
+  db: DbOrTx,
+  plan: PeriodPlan,
+  kindName: KindName,
+  limit: number,
+): Promise<Spelled[]> {
+  const k = KIND[kindName];
   const sortKey =
     kindName === "artist"
       ? sql`artist_key collate "C"`
@@ -176,74 +458,90 @@ async function topKeys(
     plays: number;
     name: string | null;
     artist_name: string | null;
-    distinct_keys: number;
   }>(
     await db.execute(sql`
-      with units as (
-        select artist_key, key, plays from journey_months where ${cleanMonths(plan, k.kind)}
-        union all
-        select artist_key, ${k.key} as key, count(*)::int as plays from listens
-        where ${rawWhere} group by 1, 2
-      ),
-      grouped as (
-        select artist_key, key, sum(plays)::int as plays from units group by 1, 2
-      ),
-      ranked as (
-        select artist_key, key, plays from grouped
+      with top as (
+        select artist_key, key, plays from journey_keys
+        where user_id = ${plan.userId} and kind = ${k.kind} and ${notHidden(plan.hidden)}
         order by plays desc, ${sortKey} limit ${limit}
       ),
-      spellings as (
+      counts as (
         select m.artist_key, m.key, e.key as name, e.value::int as n, false as of_artist
         from journey_months m cross join lateral jsonb_each_text(m.names) e
-        where ${cleanMonths(plan, k.kind)} and (m.artist_key, m.key) in (select artist_key, key from ranked)
+        where m.user_id = ${plan.userId} and m.kind = ${k.kind}
+          and (m.artist_key, m.key) in (select artist_key, key from top)
         union all
         select m.artist_key, m.key, e.key, e.value::int, true
         from journey_months m cross join lateral jsonb_each_text(coalesce(m.artist_names, '{}'::jsonb)) e
-        where ${kindName === "artist" ? sql`false` : cleanMonths(plan, k.kind)}
-          and (m.artist_key, m.key) in (select artist_key, key from ranked)
-        union all
-        select artist_key, ${k.key}, ${k.name}, count(*)::int, false from listens
-        where ${rawWhere} and ${k.name} is not null
-          and (artist_key, ${k.key}) in (select artist_key, key from ranked)
-        group by 1, 2, 3
-        union all
-        select artist_key, ${k.key}, artist_name, count(*)::int, true from listens
-        where ${kindName === "artist" ? sql`false` : rawWhere}
-          and (artist_key, ${k.key}) in (select artist_key, key from ranked)
-        group by 1, 2, 3
+        where m.user_id = ${plan.userId} and m.kind = ${k.kind}
+          and (m.artist_key, m.key) in (select artist_key, key from top)
       ),
       modes as (
         select distinct on (artist_key, key, of_artist) artist_key, key, of_artist, name
-        from (select artist_key, key, of_artist, name, sum(n) as n from spellings group by 1, 2, 3, 4) s
+        from (select artist_key, key, of_artist, name, sum(n) as n from counts group by 1, 2, 3, 4) s
         order by artist_key, key, of_artist, n desc, name collate "C"
       )
-      select r.artist_key, r.key, r.plays,
-        (select name from modes m where m.artist_key = r.artist_key and m.key = r.key and not m.of_artist) as name,
-        (select name from modes m where m.artist_key = r.artist_key and m.key = r.key and m.of_artist) as artist_name,
-        (select count(*)::int from grouped) as distinct_keys
-      from ranked r
-      order by r.plays desc, ${kindName === "artist" ? sql`r.artist_key collate "C"` : sql`(r.artist_key || '/' || r.key) collate "C"`}`),
+      select t.artist_key, t.key, t.plays,
+        (select name from modes m where m.artist_key = t.artist_key and m.key = t.key
+          and not m.of_artist) as name,
+        (select name from modes m where m.artist_key = t.artist_key and m.key = t.key
+          and m.of_artist) as artist_name
+      from top t`),
   );
-  let distinct = Number(rows[0]?.distinct_keys ?? 0);
-  if (rows.length === 0 && kindName === "artist") {
-    const [count] = rowsOf<{ n: number }>(
-      await db.execute(sql`with units as (
-          select artist_key from journey_months where ${cleanMonths(plan, 0)}
-          union select artist_key from listens where ${rawWhere})
-        select count(distinct artist_key)::int as n from units`),
-    );
-    distinct = Number(count?.n ?? 0);
-  }
-  return {
-    rows: rows.map((r) => ({
-      key: kindName === "artist" ? r.artist_key : `${r.artist_key}/${r.key}`,
+  return rows
+    .map((r) => ({
       artistKey: r.artist_key,
-      name: r.name ?? "",
-      artistName: r.artist_name ?? r.name ?? "",
+      key: r.key,
       plays: Number(r.plays),
-    })),
-    distinct,
-  };
+      name: r.name ?? "",
+      artistName: kindName === "artist" ? "" : (r.artist_name ?? ""),
+    }))
+    .sort(byPlaysThenKey(kindName));
+}
+
+/**
+ * The `limit` most played keys of a kind in the period (plays, then key in code-point order),
+ * each with its most written spelling and, for releases and tracks, its artist's.
+ */
+async function topKeys(
+  db: DbOrTx,
+  plan: PeriodPlan,
+  kindName: KindName,
+  limit: number,
+): Promise<RankedItemKey[]> {
+  const top = plan.wholeHistory
+    ? await lifetimeTop(db, plan, kindName, limit)
+    : cleanMonthList(plan).length === 0
+      ? await rawTop(db, plan, kindName, limit)
+      : ((await thresholdTop(db, plan, kindName, limit)) ??
+        (await fullSumTop(db, plan, kindName, limit)));
+  return top.map((r) => ({
+    key: sortKeyOf(kindName, r),
+    name: r.name,
+    artistName: r.artistName,
+    plays: r.plays,
+  }));
+}
+
+/**
+ * How many artists have plays in the period: those whose lifetime months meet its clean whole
+ * months (their rows stand for their plays), and those in the rows read from the plays.
+ */
+async function artistCount(db: DbOrTx, plan: PeriodPlan): Promise<number> {
+  const indexes = cleanMonthList(plan).map(
+    (m) => Number(m.slice(0, 4)) * 12 + Number(m.slice(5, 7)) - 1,
+  );
+  const [row] = rowsOf<{ n: number }>(
+    await db.execute(sql`
+      select count(*)::int as n from (
+        select artist_key from journey_keys
+        where user_id = ${plan.userId} and kind = 0 and ${notHidden(plan.hidden)}
+          and months && array(select jsonb_array_elements_text(${JSON.stringify(indexes)}::jsonb)::int)
+        union
+        select distinct artist_key from listens where ${rawWhere(plan, "artist")}
+      ) a`),
+  );
+  return Number(row?.n ?? 0);
 }
 
 /**
@@ -255,16 +553,58 @@ async function discoveriesOf(
   db: DbOrTx,
   plan: PeriodPlan,
   startDay: string,
+  endDay: string,
   limit: number,
 ): Promise<PeriodKeyStats["discoveries"]> {
+  if (plan.dirty.length === 0) {
+    // Every month is up to date: each artist's first play is in the lifetime sums, and an
+    // artist first played in the period was played in it.
+    const firsts = rowsOf<{ artist_key: string; first_at: Date | string; count: number }>(
+      await db.execute(sql`
+        with found as (
+          select artist_key, first_at from journey_keys
+          where user_id = ${plan.userId} and kind = 0 and ${notHidden(plan.hidden)}
+            and first_at >= ${dayStart(startDay)} and first_at < ${dayStart(endDay)}
+        ),
+        cut as (select first_at from found order by first_at desc offset ${limit - 1} limit 1)
+        select artist_key, first_at, (select count(*)::int from found) as count from found
+        where first_at >= coalesce((select first_at from cut), '-infinity'::timestamptz)`),
+    );
+    const names = new Map(
+      (
+        await exactWithNames(
+          db,
+          plan,
+          "artist",
+          firsts.map((f) => ({ artistKey: f.artist_key, key: "" })),
+          plan.wholeHistory ? sql`true` : sql`m.month = any(${dateArray(cleanMonthList(plan))})`,
+          plan.wholeHistory ? sql`false` : rawWhere(plan, "artist"),
+        )
+      ).map((r) => [`${r.artistKey}\u0000`, r]),
+    );
+    const shown = firsts
+      .map((f) => ({
+        at: new Date(f.first_at).getTime(),
+        name: names.get(`${f.artist_key}\u0000`)?.name ?? "",
+      }))
+      .sort((a, b) => b.at - a.at || compareCodePoints(a.name, b.name))
+      .slice(0, limit);
+    return {
+      count: Number(firsts[0]?.count ?? 0),
+      artists: shown.map((d) => ({
+        name: d.name,
+        firstPlayedOn: new Date(d.at).toISOString().slice(0, 10),
+      })),
+    };
+  }
   const dirtyRanges = plan.dirty.map((m) => ({ from: m, to: nextMonth(m) }));
-  const rawWhere = sql`user_id = ${plan.userId} and (${inRanges(plan.raw)}) and ${notHidden(plan.hidden)}`;
+  const rawRows = rawWhere(plan, "artist");
   const rows = rowsOf<{ name: string; first_on: string; count: number }>(
     await db.execute(sql`
       with played as (
         select distinct artist_key from journey_months where ${cleanMonths(plan, 0)}
         union
-        select distinct artist_key from listens where ${rawWhere}
+        select distinct artist_key from listens where ${rawRows}
       ),
       firsts as (
         select artist_key, min(first_at) as first_at from (
@@ -295,7 +635,7 @@ async function discoveriesOf(
         where ${cleanMonths(plan, 0)} and m.artist_key in (select artist_key from shown)
         union all
         select artist_key, artist_name, count(*)::int from listens
-        where ${rawWhere} and artist_key in (select artist_key from shown)
+        where ${rawRows} and artist_key in (select artist_key from shown)
         group by 1, 2
       ),
       modes as (
@@ -321,36 +661,29 @@ async function discoveriesOf(
 export async function periodKeyStats(options: {
   plan: PeriodPlan;
   startDay: string;
+  endDay: string;
   limit: number;
   artistsOnly?: boolean;
 }): Promise<PeriodKeyStats> {
   const { plan, limit } = options;
   const db = getDb();
   const artists = await topKeys(db, plan, "artist", limit);
+  const plain = ({ key, name, plays }: RankedItemKey) => ({ key, name, plays });
   if (options.artistsOnly) {
     return {
-      artists: artists.rows.map(({ key, name, plays }) => ({ key, name, plays })),
+      artists: artists.map(plain),
       albums: [],
       tracks: [],
-      artistCount: artists.distinct,
+      artistCount: 0,
       discoveries: { count: 0, artists: [] },
     };
   }
-  const albums = await topKeys(db, plan, "release", limit);
-  const tracks = await topKeys(db, plan, "track", limit);
-  const discoveries = await discoveriesOf(db, plan, options.startDay, limit);
-  const item = ({ key, name, artistName, plays }: RankedItemKey) => ({
-    key,
-    name,
-    artistName,
-    plays,
-  });
   return {
-    artists: artists.rows.map(({ key, name, plays }) => ({ key, name, plays })),
-    albums: albums.rows.map(item),
-    tracks: tracks.rows.map(item),
-    artistCount: artists.distinct,
-    discoveries,
+    artists: artists.map(plain),
+    albums: await topKeys(db, plan, "release", limit),
+    tracks: await topKeys(db, plan, "track", limit),
+    artistCount: await artistCount(db, plan),
+    discoveries: await discoveriesOf(db, plan, options.startDay, options.endDay, limit),
   };
 }
 

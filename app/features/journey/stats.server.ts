@@ -2,7 +2,19 @@ import { type SQL, sql } from "drizzle-orm";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
 import { cachedByListens } from "./cache.server";
-import { dayTotals, periodKeyStats, planPeriod, type VisibleDay } from "./period-stats.server";
+import {
+  dayTotals,
+  fromPlaysOnly,
+  periodKeyStats,
+  planPeriod,
+  type VisibleDay,
+} from "./period-stats.server";
+
+/**
+ * A period with fewer plays than this has its top lists counted from the plays themselves: one
+ * statement per list costs less than reading months, whatever the period's length.
+ */
+const FEW_PLAYS = 20_000;
 
 /** True for an instant at midnight UTC (every period the app asks for starts and ends so). */
 export function isDayStart(date: Date): boolean {
@@ -323,13 +335,19 @@ export async function computeJourneyStats(options: StatsOptions): Promise<Journe
   if (!options.start) {
     startDay = allDays[0]?.day ?? day(new Date(end.getTime() - DAY_MS));
   }
-  const keys = await periodKeyStats({ plan, startDay, limit: TOP_LIMIT });
   const bucket = bucketFor(daysBetween(startDay, endDay));
   const days = dayStatsOf(allDays, {
     start: startDay,
     end: endDay,
     bucket,
     tomorrow: addDays(today, 1),
+  });
+  const keys = await periodKeyStats({
+    plan:
+      days.plays <= FEW_PLAYS && !plan.wholeHistory ? fromPlaysOnly(plan, startDay, endDay) : plan,
+    startDay,
+    endDay,
+    limit: TOP_LIMIT,
   });
   return {
     start: options.start ? startDay : days.days > 0 ? startDay : null,

@@ -56,6 +56,7 @@ export async function topArtistShares(options: {
               hidden,
             }),
             startDay: options.start.toISOString().slice(0, 10),
+            endDay: options.end.toISOString().slice(0, 10),
             limit,
             artistsOnly: true,
           })
