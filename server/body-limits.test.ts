@@ -7,8 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BODY_LIMITS, bodyClassFor, checkDeclaredBody } from "~/body-limits.server";
 import { productionBuild } from "../tests/support/production-build";
-import { BODY_LIMITS, bodyClassFor, checkDeclaredBody } from "./body-limits";
 
 /*
  * The production server over real sockets, fed what attackers and broken clients send: bodies

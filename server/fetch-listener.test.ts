@@ -2,7 +2,7 @@ import http, { type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BODY_LIMITS } from "./body-limits";
+import { BODY_LIMITS } from "~/body-limits.server";
 import { passDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
 

@@ -1,8 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { withRequestLogContext } from "~/core/logger.server";
-import type { AdmissionQueue, Release } from "./admission";
 import {
   BODY_LIMITS,
   type BodyClass,
@@ -11,7 +9,9 @@ import {
   checkDeclaredBody,
   mediaTypeOf,
   tooLargeFor,
-} from "./body-limits";
+} from "~/body-limits.server";
+import { withRequestLogContext } from "~/core/logger.server";
+import type { AdmissionQueue, Release } from "./admission";
 import { clientAddress } from "./client-address";
 import { hasPendingBody, lingerBeforeClose, readBodyWithin, serveFetch } from "./fetch-listener";
 import { clientKeyFor, laneFor } from "./lanes";
@@ -93,7 +93,7 @@ function bearerMatches(authorization: string | undefined, token: string): boolea
 
 /**
  * The node:http request listener: health checks and static files, then the body rules of
- * body-limits.ts and the Origin check — both from headers alone, before a byte of the body is
+ * app/body-limits.server.ts and the Origin check — both from headers alone, before a byte of the body is
  * read — then the app through fetch-listener.ts. It never rejects: whatever happens is answered
  * and logged here.
  */

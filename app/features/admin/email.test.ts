@@ -7,9 +7,9 @@ import {
   createMailTransport,
   createUnsubscribeToken,
   readUnsubscribeToken,
-  setEmailPreference,
   setMailTransport,
 } from "~/features/mail/index.server";
+import { setEmailPreference } from "~/features/notifications/index.server";
 import { getEnv } from "~/lib/env.server";
 import { action as sendBatchAction } from "~/routes/api/send-email-batch";
 import { contextFor, outcomeOf, viewerOf } from "../../../tests/support/admin-fixtures";

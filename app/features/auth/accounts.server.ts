@@ -1,13 +1,13 @@
 import { APIError } from "better-auth/api";
 import { eq, sql } from "drizzle-orm";
 import { type AppErrorCode, appErrorCodeForStatus, appErrorInit } from "~/core/errors";
+import { publishLive } from "~/core/live-bus.server";
 import { logger } from "~/core/logger.server";
 import { shownName } from "~/core/person";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { notifications, profiles, user as userTable } from "~/db/schema";
 import { unreadCountSql } from "~/features/notifications/index.server";
-import { publishLive } from "~/features/realtime/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import type { Viewer } from "~/lib/context.server";
 import type { FieldErrors, FormFailure } from "~/lib/forms";

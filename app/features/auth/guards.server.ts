@@ -1,31 +1,10 @@
 import { data, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
-import { getViewerFromBearer, hasBearer } from "~/features/auth-api/index.server";
-import { sessionIdContext, type Viewer, viewerContext } from "~/lib/context.server";
+import { hasBearer } from "~/lib/bearer";
+import { type Viewer, viewerContext } from "~/lib/context.server";
 import { decideRedirect, loginUrlFor } from "~/lib/redirects";
-import { getViewerFromHeaders } from "./accounts.server";
 import { verifyAdminAccess } from "./admin-role.server";
 
 type Ctx = Readonly<RouterContextProvider>;
-
-/** Root middleware: resolves who is asking (after app.server.ts's bootMiddleware). */
-export const viewerMiddleware: MiddlewareFunction<Response> = async (
-  { request, context },
-  next,
-) => {
-  // The token API and the ListenBrainz API answer for themselves (never with a cookie's viewer).
-  const { pathname } = new URL(request.url);
-  if (pathname.startsWith("/auth/v1/") || pathname.startsWith("/1/")) return next();
-  // An app's bearer token, or the browser's session cookie: never both.
-  const { viewer, sessionId, setCookies } = hasBearer(request.headers)
-    ? { ...(await getViewerFromBearer(request.headers)), setCookies: [] as string[] }
-    : await getViewerFromHeaders(request.headers);
-  context.set(viewerContext, viewer);
-  context.set(sessionIdContext, sessionId);
-  const response = await next();
-  // Sliding session renewal: pass on the refreshed cookie.
-  for (const cookie of setCookies) response.headers.append("Set-Cookie", cookie);
-  return response;
-};
 
 /** Layout middleware: applies the spec §2 redirect rules on every document and data request. */
 export const redirectRulesMiddleware: MiddlewareFunction<Response> = async ({

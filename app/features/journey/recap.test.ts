@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
+import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { follows, journeyChapters, listens, media, posts } from "~/db/schema";
 import { getMediaForViewer } from "~/features/media/index.server";
@@ -12,7 +13,6 @@ import { createTestUser, type TestUser } from "../../../tests/support/factories"
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { saveJourneySettings } from "./access.server";
 import { loadJourney } from "./journey-page.server";
-import { artistKey, titleKey } from "./normalize";
 import {
   loadRecap,
   postRecap,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishLive } from "~/core/live-bus.server";
 import { getDb, setDatabase } from "~/db/client.server";
 import { session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
@@ -10,7 +11,6 @@ import { likePost } from "~/features/likes/index.server";
 import { markAllRead } from "~/features/notifications/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
-import { publishLive } from "./bus.server";
 import { type LiveHub, type LiveStream, startLiveHub, stopLiveHub } from "./hub.server";
 import { parseEventStream } from "./live-client";
 

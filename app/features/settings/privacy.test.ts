@@ -5,7 +5,6 @@ import { isAppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { followRequests, follows, posts, profiles } from "~/db/schema";
 import { blockUser } from "~/features/blocks/index.server";
-import { listFeed } from "~/features/feed/index.server";
 import {
   acceptFollowRequest,
   cancelFollowRequest,
@@ -17,7 +16,7 @@ import {
 } from "~/features/follows/index.server";
 import { listNotifications } from "~/features/notifications/index.server";
 import { getProfile } from "~/features/people/index.server";
-import { createPost, getPost, postInputSchema } from "~/features/posts/index.server";
+import { createPost, getPost, listFeed, postInputSchema } from "~/features/posts/index.server";
 import { searchPeople } from "~/features/search/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
 import { action as privacyAction, loader as privacyLoader } from "~/routes/_app/settings-privacy";
