@@ -14,6 +14,7 @@ import { contentSecurityPolicy } from "./security.server";
 
 export { observeRequest, renderMetrics } from "~/core/metrics.server";
 export { collectAfterResponse } from "~/lib/after-response.server";
+export { withRouteErrors } from "~/lib/route-errors.server";
 export {
   bootstrap,
   countWaitingRequestsWith,

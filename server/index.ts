@@ -32,6 +32,8 @@ interface AppEntry {
   /** Counts one answered request for /metrics (app/core/metrics.server.ts). */
   observeRequest(info: { route: string; method: string; status: number; seconds: number }): void;
   renderMetrics(): Promise<{ contentType: string; body: string }>;
+  /** Every route answering expected failures (AppError) one way (app/lib/route-errors.server.ts). */
+  withRouteErrors(build: ServerBuild): ServerBuild;
   createLoadContext(info: {
     requestId: string;
     nonce: string;
@@ -78,7 +80,7 @@ try {
 }
 
 const mode = env.NODE_ENV === "development" ? "development" : "production";
-const handleDocument = createRequestHandler(withDataHeaders(build), mode);
+const handleDocument = createRequestHandler(app.withRouteErrors(withDataHeaders(build)), mode);
 let shuttingDown = false;
 
 /** Per request: starts what it deferred until after its answer (see after-response.server.ts). */

@@ -1,6 +1,8 @@
 import { data, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
+import { AppError } from "~/core/errors";
 import { hasBearer } from "~/lib/bearer";
 import { type Viewer, viewerContext } from "~/lib/context.server";
+import { messageFailure } from "~/lib/forms";
 import { decideRedirect, loginUrlFor } from "~/lib/redirects";
 import { verifyAdminAccess } from "./admin-role.server";
 
@@ -50,10 +52,10 @@ export function requireUser(context: Ctx, request: Request): Viewer {
 
 /** The answer to a bearer request whose token is not valid (expired, signed out, aal1 of a two-step account). */
 export function bearerRefused() {
-  return data(
-    { error: "The access token is not valid: refresh it or sign in again." },
-    { status: 401, headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' } },
-  );
+  return data(messageFailure("The access token is not valid: refresh it or sign in again."), {
+    status: 401,
+    headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+  });
 }
 
 /** Only for visitors who are signed out. */
@@ -70,11 +72,12 @@ export function requireAdmin(context: Ctx, request: Request): Viewer {
 
 /**
  * For admin actions and resource routes (`/api/send-email-batch`): the admin viewer, else a
- * JSON error with 401 when signed out and 403 without the admin role.
+ * refusal (answered at the edge as JSON or the action's data) with 401 when signed out and
+ * 403 without the admin role.
  */
 export function requireAdminApi(context: Ctx): Viewer {
   const viewer = context.get(viewerContext);
-  if (!viewer) throw data({ error: "Sign in to continue." }, { status: 401 });
-  if (!viewer.isAdmin) throw data({ error: "You need the admin role for this." }, { status: 403 });
+  if (!viewer) throw new AppError("unauthenticated", "Sign in to continue.");
+  if (!viewer.isAdmin) throw new AppError("forbidden", "You need the admin role for this.");
   return viewer;
 }

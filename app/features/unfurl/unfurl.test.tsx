@@ -11,7 +11,8 @@ import { listNotifications } from "~/features/notifications/index.server";
 import { PostCard } from "~/features/posts";
 import { getPost } from "~/features/posts/index.server";
 import { parseEnv } from "~/lib/env.server";
-import { loader as artLoader } from "~/routes/art";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as artRoute from "~/routes/art";
 import { contentSecurityPolicy } from "~/security.server";
 import { createTestUser } from "../../../tests/support/factories";
 import {
@@ -23,6 +24,8 @@ import { withTestDatabase } from "../../../tests/support/test-database";
 import type { UnfurlConfig } from "./metadata.server";
 import { FetchRefused, isPublicAddress, safeFetch } from "./safe-fetch.server";
 import { getArtwork, processPendingUnfurls, unfurlConfigFromEnv } from "./unfurl.server";
+
+const { loader: artLoader } = atTheEdge(artRoute);
 
 withTestDatabase();
 
