@@ -1,5 +1,4 @@
 import { data, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
-import { AppError } from "~/core/errors";
 import { hasBearer } from "~/lib/bearer";
 import { type Viewer, viewerContext } from "~/lib/context.server";
 import { messageFailure } from "~/lib/forms";
@@ -71,13 +70,15 @@ export function requireAdmin(context: Ctx, request: Request): Viewer {
 }
 
 /**
- * For admin actions and resource routes (`/api/send-email-batch`): the admin viewer, else a
- * refusal (answered at the edge as JSON or the action's data) with 401 when signed out and
- * 403 without the admin role.
+ * For admin actions and resource routes (`/api/send-email-batch`): the admin viewer, else the
+ * refusal with 401 when signed out and 403 without the admin role — thrown as the answer
+ * itself, so no loader of the admin area runs after a refused action (it would redirect).
  */
 export function requireAdminApi(context: Ctx): Viewer {
   const viewer = context.get(viewerContext);
-  if (!viewer) throw new AppError("unauthenticated", "Sign in to continue.");
-  if (!viewer.isAdmin) throw new AppError("forbidden", "You need the admin role for this.");
+  if (!viewer) throw data(messageFailure("Sign in to continue."), { status: 401 });
+  if (!viewer.isAdmin) {
+    throw data(messageFailure("You need the admin role for this."), { status: 403 });
+  }
   return viewer;
 }
