@@ -13,7 +13,7 @@ import {
 } from "~/features/journey/import.server";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_FILES } from "~/features/journey/import-constants";
 import { failureIn } from "~/lib/forms";
-import { saveMultipartFiles } from "~/lib/multipart-files.server";
+import { saveMultipartFiles } from "~/lib/multipart.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-listening";
 
