@@ -79,6 +79,8 @@ export interface NodeHandlerOptions {
    * only until its headers are), and one that finds the queue full gets a 503 at once.
    */
   admission?: AdmissionQueue | null;
+  /** Told of each request refused at once because the admission queue was full. */
+  onShed?: () => void;
 }
 
 /** True when `authorization` is `Bearer <token>`, compared in constant time. */
@@ -278,6 +280,8 @@ export function createNodeHandler(options: NodeHandlerOptions) {
         if (options.admission && bodyClass !== "upload" && bodyClass !== "history") {
           turn = await options.admission.enter(request.signal, ticket);
           if (!turn) {
+            // Null for a client that left while it waited, too: that one was not refused.
+            if (!request.signal.aborted) options.onShed?.();
             response = busyResponse(request, options.securityHeaders);
             response.headers.set("X-Request-Id", requestId);
             return response;

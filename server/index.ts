@@ -32,6 +32,10 @@ interface AppEntry {
   /** Counts one answered request for /metrics (app/core/metrics.server.ts). */
   observeRequest(info: { route: string; method: string; status: number; seconds: number }): void;
   renderMetrics(): Promise<{ contentType: string; body: string }>;
+  /** Shows the admission queue's depth in /metrics. */
+  watchAdmission(stats: () => { active: number; waiting: number }): void;
+  /** Counts a request refused because the admission queue was full. */
+  countShedRequest(): void;
   /** Every route answering expected failures (AppError) one way (app/lib/route-errors.server.ts). */
   withRouteErrors(build: ServerBuild): ServerBuild;
   createLoadContext(info: {
@@ -96,6 +100,7 @@ const admission =
       })
     : null;
 app.countWaitingRequestsWith(() => admission?.stats.waiting ?? 0);
+if (admission) app.watchAdmission(() => admission.stats);
 
 const handler = createNodeHandler({
   async handleRequest(request, facts) {
@@ -133,6 +138,7 @@ const handler = createNodeHandler({
     ? { token: env.METRICS_TOKEN, render: () => app.renderMetrics() }
     : null,
   admission,
+  onShed: () => app.countShedRequest(),
 });
 
 /** The route id a request is counted under in /metrics (never the raw URL). */
