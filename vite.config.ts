@@ -1,10 +1,41 @@
+import { fileURLToPath } from "node:url";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
 import tsconfigPaths from "vite-tsconfig-paths";
 
+/**
+ * React Router's server build with every route behind the app's edge
+ * (app/lib/route-errors.server.ts: expected failures answered one way; the headers a route's
+ * data() sets passed on): a module that stands in for `virtual:react-router/server-build`, so
+ * `react-router dev`, the production server and every script that loads the build get the
+ * same routes, wrapped once.
+ */
+function serverBuildAtTheEdge(): Plugin {
+  const BUILD = "virtual:react-router/server-build";
+  const WRAPPER = "\0soundtrail:server-build";
+  const edge = fileURLToPath(new URL("./app/lib/route-errors.server.ts", import.meta.url));
+  return {
+    name: "soundtrail:server-build-at-the-edge",
+    enforce: "pre",
+    resolveId(id, importer) {
+      return id === BUILD && importer !== WRAPPER ? WRAPPER : null;
+    },
+    load(id) {
+      if (id !== WRAPPER) return null;
+      return [
+        `import * as build from "${BUILD}";`,
+        `import { atTheServerEdge } from ${JSON.stringify(edge)};`,
+        `export * from "${BUILD}";`,
+        // A module's own export wins over the same name from `export *`.
+        "export const routes = atTheServerEdge(build).routes;",
+      ].join("\n");
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [tailwindcss(), reactRouter(), tsconfigPaths()],
+  plugins: [serverBuildAtTheEdge(), tailwindcss(), reactRouter(), tsconfigPaths()],
   build: {
     sourcemap: false,
     rollupOptions: {

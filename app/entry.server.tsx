@@ -19,7 +19,6 @@ export {
   watchAdmission,
 } from "~/core/metrics.server";
 export { collectAfterResponse } from "~/lib/after-response.server";
-export { withRouteErrors } from "~/lib/route-errors.server";
 export {
   bootstrap,
   countWaitingRequestsWith,

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMITS } from "~/body-limits.server";
+import { passDataHeaders } from "~/lib/data-headers.server";
 import { waitUntil } from "../tests/support/wait-for";
-import { passDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
 
 /*

@@ -10,7 +10,6 @@ import { baseSecurityHeaders } from "~/security.server";
 import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
 import { EnvError, parseEnv, requestConcurrency } from "../app/lib/env.server";
 import { AdmissionQueue } from "./admission";
-import { withDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
 import { createRouteLabeler } from "./metrics-route";
 import { allowedOrigins } from "./origin";
@@ -36,8 +35,6 @@ interface AppEntry {
   watchAdmission(stats: () => { active: number; waiting: number }): void;
   /** Counts a request refused because the admission queue was full. */
   countShedRequest(): void;
-  /** Every route answering expected failures (AppError) one way (app/lib/route-errors.server.ts). */
-  withRouteErrors(build: ServerBuild): ServerBuild;
   createLoadContext(info: {
     requestId: string;
     nonce: string;
@@ -84,7 +81,8 @@ try {
 }
 
 const mode = env.NODE_ENV === "development" ? "development" : "production";
-const handleDocument = createRequestHandler(app.withRouteErrors(withDataHeaders(build)), mode);
+// The build's routes are already behind the app's edge (vite.config.ts, atTheServerEdge).
+const handleDocument = createRequestHandler(build, mode);
 let shuttingDown = false;
 
 /** Per request: starts what it deferred until after its answer (see after-response.server.ts). */

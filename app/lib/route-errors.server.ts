@@ -1,5 +1,6 @@
 import { data, type ServerBuild } from "react-router";
 import { type AppErrorCode, appErrorInit, isAppError } from "~/core/errors";
+import { withDataHeaders } from "./data-headers.server";
 import type { FieldErrors, FormFailure } from "./forms";
 import { redirectWithToast } from "./toast.server";
 
@@ -180,4 +181,12 @@ export function withRouteErrors(build: ServerBuild): ServerBuild {
     if (route) routes[id] = { ...route, module: atTheEdge(route.module) };
   }
   return { ...build, routes };
+}
+
+/**
+ * The server build as every server runs it (vite.config.ts puts it in place of React Router's
+ * own): expected failures answered at the edge, and the headers of data() passed on.
+ */
+export function atTheServerEdge(build: ServerBuild): ServerBuild {
+  return withRouteErrors(withDataHeaders(build));
 }
