@@ -34,11 +34,40 @@ function serverBuildAtTheEdge(): Plugin {
   };
 }
 
-export default defineConfig({
-  plugins: [serverBuildAtTheEdge(), tailwindcss(), reactRouter(), tsconfigPaths()],
+/**
+ * The node server (server/index.ts) is a second entry of the server build, next to React
+ * Router's: one module graph, so the server and the app share every module (one logger, one
+ * AppError class) and the server reaches the app as the app reaches itself. React Router names
+ * its entry `index.js`; the server's is `server.js` (postbuild.mjs starts it from server.mjs).
+ */
+function nodeServerEntry(): Plugin {
+  return {
+    name: "soundtrail:node-server-entry",
+    apply: "build",
+    outputOptions(options) {
+      if (options.entryFileNames !== "index.js") return null;
+      return {
+        ...options,
+        entryFileNames: (chunk) => (chunk.name === "server" ? "server.js" : "index.js"),
+      };
+    },
+  };
+}
+
+export default defineConfig(({ isSsrBuild }) => ({
+  plugins: [
+    serverBuildAtTheEdge(),
+    nodeServerEntry(),
+    tailwindcss(),
+    reactRouter(),
+    tsconfigPaths(),
+  ],
   build: {
     sourcemap: false,
     rollupOptions: {
+      input: isSsrBuild
+        ? { index: "virtual:react-router/server-build", server: "./server/index.ts" }
+        : undefined,
       output: {
         // Issue 17 item 1: tiny side-effect-free chunks merged (≤ 1 KB; 2 KB put /feed over its
         // JS budget), and shared chunks named by their hash alone: each is listed in every
@@ -48,4 +77,4 @@ export default defineConfig({
       },
     },
   },
-});
+}));

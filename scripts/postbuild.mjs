@@ -1,4 +1,5 @@
-// After `react-router build`: bundle the node server, write the build id, precompress assets.
+// After `react-router build`: the server's launcher, the scripts' bundles, the build id,
+// precompressed assets.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -24,7 +25,12 @@ const bundleForNode = (entry, file, options = {}) =>
     ...options,
   });
 
-await bundleForNode("server/index.ts", "server.mjs");
+// The node server is built with the app (vite.config.ts: build/server/server.js); server.mjs
+// is what `npm start`, the image and the tests run.
+writeFileSync(
+  path.join(buildDir, "server.mjs"),
+  '// Starts the production server (server/index.ts, built with the app).\nimport "./server/server.js";\n',
+);
 
 // The operator's commands (npm run db:move / backup / restore) for images without esbuild.
 await bundleForNode("app/db/ops-cli.server.ts", "ops.mjs", { tsconfig: "tsconfig.json" });
@@ -90,4 +96,4 @@ function walk(dir) {
 walk(clientDir);
 // What this build was made from: `npm start` after `npm run build` does not build again.
 writeFileSync(path.join(buildDir, STAMP), sourceFingerprint());
-console.log(`postbuild: server bundled, build id ${id}, ${count} assets precompressed`);
+console.log(`postbuild: scripts bundled, build id ${id}, ${count} assets precompressed`);

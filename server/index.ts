@@ -3,12 +3,13 @@ import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import * as serverBuild from "virtual:react-router/server-build";
 import { createRequestHandler, type RouterContextProvider, type ServerBuild } from "react-router";
 import { logger } from "~/core/logger.server";
+import { CLIENT_IP_HEADER } from "~/lib/client-ip";
+import { EnvError, parseEnv, requestConcurrency } from "~/lib/env.server";
 import { baseSecurityHeaders } from "~/security.server";
-import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
-import { EnvError, parseEnv, requestConcurrency } from "../app/lib/env.server";
 import { AdmissionQueue } from "./admission";
 import { createNodeHandler } from "./http-handler";
 import { createRouteLabeler } from "./metrics-route";
@@ -57,12 +58,12 @@ try {
   throw error;
 }
 
-const buildDir = path.resolve(process.env.SOUNDTRAIL_BUILD_DIR ?? "build");
-const serverBuildFile = path.join(buildDir, "server", "index.js");
-const clientDir = path.join(buildDir, "client");
-if (!existsSync(serverBuildFile)) fail(`No build found at ${buildDir}. Run "npm run build" first.`);
+// This file is built with the app (vite.config.ts): build/server/server.js, next to the server
+// build it imports; the browser's files are in build/client.
+const clientDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "client");
+if (!existsSync(clientDir)) fail(`No client build at ${clientDir}. Run "npm run build" first.`);
 
-const build = (await import(pathToFileURL(serverBuildFile).href)) as ServerBuild;
+const build: ServerBuild = serverBuild;
 const app = build.entry.module as unknown as AppEntry;
 const buildId = (() => {
   try {
