@@ -2,11 +2,13 @@
  * The layers of app/ (docs/architecture.md), enforced by `npm run lint:layers` (part of
  * `npm run lint`, so of `npm test` and CI). Bottom to top:
  *
- *   lib ─ db ─ core ─ features/* ─ routes, root.tsx, entry.*, app.server.ts, seed.server.ts
+ *   lib ─ db ─ core ─ features/* ─ routes and the modules directly in app/ ─ server/
  *   components (shared UI) may be used from features and routes, and uses only lib.
  *
  * A module may import its own layer and the layers below it; a feature may import another
- * feature only through that feature's public entry (`index.ts`, `index.server.ts`).
+ * feature only through that feature's public entry (`index.ts`, `index.server.ts`). No
+ * module imports itself back through others; scripts/layers.mjs (the lint step that runs this
+ * config) checks the same between features and keeps docs/architecture.md's graph current.
  */
 /** Tests may reach across layers (an integration test of the visibility rule uses features). */
 const TESTS = "\\.(test|fuzz\\.test)\\.tsx?$";
@@ -57,10 +59,11 @@ module.exports = {
     },
     {
       name: "features-below-routes",
-      comment: "A feature never imports a route, the root or the composition root.",
+      comment:
+        "A feature never imports a route or a module directly in app/ (the root, the entries, the composition root).",
       severity: "error",
       from: { path: "^app/features/", pathNot: TESTS },
-      to: { path: "^app/(routes/|root\\.tsx$|entry\\.|app\\.server\\.ts$|seed\\.server\\.ts$)" },
+      to: { path: "^app/(routes/|[^/]+\\.tsx?$)" },
     },
     {
       name: "feature-public-entry",
@@ -80,10 +83,33 @@ module.exports = {
       from: { path: "^app/features/[^/]+/index\\.ts$" },
       to: { path: "\\.server\\.tsx?$", dependencyTypesNot: ["type-only"] },
     },
+    {
+      name: "no-circular",
+      comment:
+        "No module imports itself back through others: a cycle makes the order modules start in an accident.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "server-is-the-top",
+      comment:
+        "server/ (the node process around the app) uses lib, core and db, and the app only through the modules directly in app/; nothing in app/ imports it.",
+      severity: "error",
+      from: { path: "^server/", pathNot: TESTS },
+      to: { path: "^app/", pathNot: ["^app/(lib|core|db)/", "^app/[^/]+\\.tsx?$"] },
+    },
+    {
+      name: "app-below-server",
+      comment: "The app never imports the node server around it.",
+      severity: "error",
+      from: { path: "^app/" },
+      to: { path: "^server/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    includeOnly: "^app/",
+    includeOnly: "^(app|server)/",
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {

@@ -9,6 +9,31 @@ const ISOLATED = [
   "app/features/realtime/hub.test.ts",
 ];
 
+/**
+ * The server suites that build production and start it as child processes (or run the
+ * operator's commands as an operator does): minutes each, so they run under `npm run
+ * test:server` (and in CI), not in `npm test`'s quick loop. Every other server/ file is a unit
+ * test of the node layer and stays in the loop.
+ */
+const SERVER_SUITES = [
+  "server/action-fuzz.test.ts",
+  "server/authorization-matrix.test.ts",
+  "server/backup-restore.test.ts",
+  "server/body-limits.test.ts",
+  "server/campaign-crash.test.ts",
+  "server/crash-writes.test.ts",
+  "server/database-outage.test.ts",
+  "server/db-move.test.ts",
+  "server/feed-bytes.test.ts",
+  "server/load.test.ts",
+  "server/metrics.test.ts",
+  "server/runtime-tree.test.ts",
+  "server/scale-out.test.ts",
+  "server/supabase-client.test.ts",
+  "server/topology.test.ts",
+  "server/upgrade.test.ts",
+];
+
 // The React Router plugin is left out on purpose: tests import feature modules directly.
 export default defineConfig({
   plugins: [tsconfigPaths()],
@@ -47,14 +72,25 @@ export default defineConfig({
           exclude: ISOLATED,
           isolate: false,
           setupFiles: ["tests/support/shared-worker-setup.ts"],
+          // In CI the files run in a random order (the seed is printed): a file that only
+          // passes after another one, through what the shared modules keep, fails there.
+          sequence: { shuffle: { files: process.env.CI === "true", tests: false } },
         },
       },
       {
         // Files that change the process (environment variables, background workers stopped
-        // and resumed, the live hub), and the server suites, which start the app as child
-        // processes: a fresh module graph each.
+        // and resumed, the live hub), and the node layer's unit tests: a fresh module graph each.
         extends: true,
-        test: { name: "isolated", include: [...ISOLATED, "server/**/*.test.ts"] },
+        test: {
+          name: "isolated",
+          include: [...ISOLATED, "server/**/*.test.ts"],
+          exclude: SERVER_SUITES,
+        },
+      },
+      {
+        // The server suites (see SERVER_SUITES): `npm run test:server`.
+        extends: true,
+        test: { name: "server", include: SERVER_SUITES },
       },
     ],
   },

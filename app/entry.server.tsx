@@ -12,7 +12,12 @@ import { headLinks } from "~/lib/head-links.server";
 import { NonceContext } from "~/lib/nonce";
 import { contentSecurityPolicy } from "./security.server";
 
-export { observeRequest, renderMetrics } from "~/core/metrics.server";
+export {
+  countShedRequest,
+  observeRequest,
+  renderMetrics,
+  watchAdmission,
+} from "~/core/metrics.server";
 export { collectAfterResponse } from "~/lib/after-response.server";
 export {
   bootstrap,

@@ -6,7 +6,6 @@ import "./app.css";
 import { useNewVersionCheck } from "~/components/hooks/use-new-version";
 import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { showToast, Toaster } from "~/components/ui/toaster";
-import { viewerMiddleware } from "~/features/auth/guards.server";
 import { colorModeOf } from "~/lib/color-mode.server";
 import { requestInfoContext, viewerContext } from "~/lib/context.server";
 import { getEnv, publicEnv } from "~/lib/env.server";
@@ -15,6 +14,7 @@ import { clearFlashCookie, readFlashToast } from "~/lib/toast.server";
 import { useAuthBroadcast } from "~/lib/use-auth-broadcast";
 import { useColorMode } from "~/lib/use-color-mode";
 import { useServiceWorker } from "~/lib/use-service-worker";
+import { viewerMiddleware } from "~/viewer.server";
 
 const PAGE_DESCRIPTION = "Share your music journey with friends";
 

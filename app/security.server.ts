@@ -1,4 +1,4 @@
-import { EMBED_ORIGINS } from "~/features/posts/links";
+import { EMBED_ORIGINS } from "~/core/streaming-links";
 import { getEnv } from "~/lib/env.server";
 
 const isDev = process.env.NODE_ENV === "development";

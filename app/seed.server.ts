@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import sharp from "sharp";
+import { artistKey, titleKey } from "~/core/music-keys";
 import { type Database, getDb, openDatabase, setDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import {
@@ -32,7 +33,6 @@ import {
   TAGS,
 } from "~/db/seed-data";
 import { hashPassword } from "~/features/auth/password.server";
-import { artistKey, titleKey } from "~/features/journey/normalize";
 import { MOODS } from "~/features/posts/constants";
 import { getEnv } from "~/lib/env.server";
 

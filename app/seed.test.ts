@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { verifyPassword } from "~/features/auth/password.server";
-import { listFeed } from "~/features/feed/feed.server";
 import { getProfile } from "~/features/people/people.server";
+import { listFeed } from "~/features/posts/feed.server";
 import { withTestDatabase } from "../tests/support/test-database";
 import { SEED_PASSWORD, seedDatabase, seedUuid } from "./seed.server";
 

@@ -10,7 +10,7 @@ import {
   setDatabase,
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
-import { listFeed } from "~/features/feed/feed.server";
+import { listFeed } from "~/features/posts/feed.server";
 import { FEED_PAGE_SIZE, queryRows } from "~/features/posts/post-cards.server";
 import { datasetDir, generateDataset, timed } from "./lib/dataset";
 import { benchPostgresDatabase } from "./lib/postgres";

@@ -5,9 +5,9 @@
 -- cannot keep a prepared statement through Drizzle. force_generic_plan: planned once per
 -- connection (the parameters are a person, a cursor and a page size; no value changes the best
 -- plan), not five times before the plan cache decides.
--- The visibility rule is canSeePost's (app/features/posts/visibility.server.ts) spelled out: a
+-- The visibility rule is canSeePost's (app/core/visibility.server.ts) spelled out: a
 -- change to that rule needs a migration replacing this function too
--- (app/features/feed/feed-page-function.test.ts compares the two on every case of the rule).
+-- (app/features/posts/feed-page-function.test.ts compares the two on every case of the rule).
 CREATE FUNCTION "feed_timeline_page"(
   "p_viewer" text,
   "p_before_at" timestamptz,

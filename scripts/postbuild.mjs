@@ -1,9 +1,12 @@
-// After `react-router build`: bundle the node server, write the build id, precompress assets.
+// After `react-router build`: the server's launcher, the scripts' bundles, the build id,
+// precompressed assets.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { BUNDLE_OPTIONS, CLI_ENTRIES } from "./lib-bundle.mjs";
+import { STAMP, sourceFingerprint } from "./source-fingerprint.mjs";
 
 const buildDir = path.resolve(process.env.SOUNDTRAIL_BUILD_DIR ?? "build");
 const clientDir = path.join(buildDir, "client");
@@ -22,10 +25,25 @@ const bundleForNode = (entry, file, options = {}) =>
     ...options,
   });
 
-await bundleForNode("server/index.ts", "server.mjs");
+// The node server is built with the app (vite.config.ts: build/server/server.js); server.mjs
+// is what `npm start`, the image and the tests run.
+writeFileSync(
+  path.join(buildDir, "server.mjs"),
+  '// Starts the production server (server/index.ts, built with the app).\nimport "./server/server.js";\n',
+);
 
 // The operator's commands (npm run db:move / backup / restore) for images without esbuild.
 await bundleForNode("app/db/ops-cli.server.ts", "ops.mjs", { tsconfig: "tsconfig.json" });
+
+// The scripts that run app code (npm run seed, auth:rotate-key), for images without esbuild.
+for (const [name, entry] of Object.entries(CLI_ENTRIES)) {
+  await build({
+    entryPoints: [entry],
+    outfile: path.join(buildDir, "cli", `${name}.mjs`),
+    tsconfig: "tsconfig.json",
+    ...BUNDLE_OPTIONS,
+  });
+}
 
 // The worker thread that reads listening-history files for an import
 // (app/features/journey/importers/worker.server.ts looks for it in the build directory).
@@ -76,4 +94,6 @@ function walk(dir) {
   }
 }
 walk(clientDir);
-console.log(`postbuild: server bundled, build id ${id}, ${count} assets precompressed`);
+// What this build was made from: `npm start` after `npm run build` does not build again.
+writeFileSync(path.join(buildDir, STAMP), sourceFingerprint());
+console.log(`postbuild: scripts bundled, build id ${id}, ${count} assets precompressed`);

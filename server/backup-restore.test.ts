@@ -69,6 +69,30 @@ describe("backup and restore of the embedded database", () => {
     }
   });
 
+  it("writes the backup under DATA_DIR/backups by default (the one place the server's user may write)", async () => {
+    const result = await runOps(["backup"], { DATA_DIR: dataDir });
+    expect(result.code, result.output).toBe(0);
+    const written = readdirSync(path.join(dataDir, "backups")).filter((name) =>
+      /^soundtrail-pglite-.+\.tar\.gz$/.test(name),
+    );
+    expect(written).toHaveLength(1);
+    expect(result.output).toContain(path.join(dataDir, "backups", written[0] ?? ""));
+  });
+
+  it("says which engine a backup is for instead of failing inside it", async () => {
+    const dump = path.join(dataDir, "from-postgres.dump");
+    writeFileSync(dump, Buffer.concat([Buffer.from("PGDMP"), Buffer.alloc(64)]));
+    const refused = await runOps(["restore", dump], { DATA_DIR: dataDir });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain("is a backup of a PostgreSQL database (pg_dump)");
+    expect(refused.output).not.toMatch(/\n\s+at /);
+    const other = path.join(dataDir, "notes.txt");
+    writeFileSync(other, "not a backup");
+    expect((await runOps(["restore", other], { DATA_DIR: dataDir })).output).toContain(
+      "is not a Soundtrail backup",
+    );
+  });
+
   it("backup → wipe → restore gives back the same rows", async () => {
     const file = path.join(dataDir, "backups", "embedded.tar.gz");
     const backedUp = await runOps(["backup", "--out", file], { DATA_DIR: dataDir });
@@ -170,5 +194,12 @@ describe.skipIf(!ADMIN_URL)("backup and restore on PostgreSQL (pg_dump custom fo
 
     const forced = await runOps(["restore", file, "--force"], env);
     expect(forced.code, forced.output).toBe(0);
+
+    // The embedded database's backup (a gzipped tarball) is not for this engine: it says so.
+    const tarball = path.join(workDir, "embedded.tar.gz");
+    writeFileSync(tarball, Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]));
+    const wrongEngine = await runOps(["restore", tarball], env);
+    expect(wrongEngine.code).toBe(1);
+    expect(wrongEngine.output).toContain("is a backup of the embedded database (PGlite)");
   }, 120_000);
 });

@@ -5,18 +5,17 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build as esbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BODY_LIMITS, bodyClassFor, checkDeclaredBody } from "~/body-limits.server";
 import { productionBuild } from "../tests/support/production-build";
-import { BODY_LIMITS, bodyClassFor, checkDeclaredBody } from "./body-limits";
 
 /*
  * The production server over real sockets, fed what attackers and broken clients send: bodies
  * over each route class's limit (declared, and chunked with no length), bodies where none
  * belongs, missing and wrong content types — signed out and signed in as a guest. Every answer
  * is a 413, 400 or 415, and the server is still up at the end. The app build is reused
- * (tests/support/production-build.ts: one build shared by the server suites); the node
- * server is always bundled fresh from server/index.ts, so this tests the code as it is.
+ * (tests/support/production-build.ts: one build shared by the server suites, made again when
+ * app/ or server/ changed), node server included, so this tests the code as it is.
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -212,17 +211,9 @@ describe("body limits and malformed requests", () => {
 
   beforeAll(async () => {
     const buildDir = await productionBuild();
-    const entry = path.join(buildDir, "server-under-test.mjs");
-    await esbuild({
-      entryPoints: [path.join(ROOT, "server/index.ts")],
-      outfile: entry,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      packages: "external",
-      logLevel: "warning",
-    });
+    // The server as the build has it (server/index.ts is built with the app, and a change to
+    // it makes a new build).
+    const entry = path.join(buildDir, "server.mjs");
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
     dataDir = mkdtempSync(path.join(tmpdir(), "st-limits-"));

@@ -2,8 +2,9 @@ import http, { type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BODY_LIMITS } from "./body-limits";
-import { passDataHeaders } from "./data-headers";
+import { BODY_LIMITS } from "~/body-limits.server";
+import { passDataHeaders } from "~/lib/data-headers.server";
+import { waitUntil } from "../tests/support/wait-for";
 import { createNodeHandler } from "./http-handler";
 
 /*
@@ -142,8 +143,9 @@ describe("node-to-fetch bridge", () => {
         request.signal.addEventListener("abort", () => reject(request.signal.reason));
       });
     await upload(0, 100);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(lines.map((l) => l.msg)).toContain("request aborted");
+    await waitUntil("the aborted request's log line", () =>
+      lines.some((l) => l.msg === "request aborted"),
+    );
     expect(lines.some((l) => l.level >= 50)).toBe(false);
     expect(await healthy()).toBe(200);
   });

@@ -1,8 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { withRequestLogContext } from "~/core/logger.server";
-import type { AdmissionQueue, Release } from "./admission";
 import {
   BODY_LIMITS,
   type BodyClass,
@@ -11,7 +9,9 @@ import {
   checkDeclaredBody,
   mediaTypeOf,
   tooLargeFor,
-} from "./body-limits";
+} from "~/body-limits.server";
+import { withRequestLogContext } from "~/core/logger.server";
+import type { AdmissionQueue, Release } from "./admission";
 import { clientAddress } from "./client-address";
 import { hasPendingBody, lingerBeforeClose, readBodyWithin, serveFetch } from "./fetch-listener";
 import { clientKeyFor, laneFor } from "./lanes";
@@ -79,6 +79,8 @@ export interface NodeHandlerOptions {
    * only until its headers are), and one that finds the queue full gets a 503 at once.
    */
   admission?: AdmissionQueue | null;
+  /** Told of each request refused at once because the admission queue was full. */
+  onShed?: () => void;
 }
 
 /** True when `authorization` is `Bearer <token>`, compared in constant time. */
@@ -93,7 +95,7 @@ function bearerMatches(authorization: string | undefined, token: string): boolea
 
 /**
  * The node:http request listener: health checks and static files, then the body rules of
- * body-limits.ts and the Origin check — both from headers alone, before a byte of the body is
+ * app/body-limits.server.ts and the Origin check — both from headers alone, before a byte of the body is
  * read — then the app through fetch-listener.ts. It never rejects: whatever happens is answered
  * and logged here.
  */
@@ -278,6 +280,8 @@ export function createNodeHandler(options: NodeHandlerOptions) {
         if (options.admission && bodyClass !== "upload" && bodyClass !== "history") {
           turn = await options.admission.enter(request.signal, ticket);
           if (!turn) {
+            // Null for a client that left while it waited, too: that one was not refused.
+            if (!request.signal.aborted) options.onShed?.();
             response = busyResponse(request, options.securityHeaders);
             response.headers.set("X-Request-Id", requestId);
             return response;

@@ -3,14 +3,14 @@ import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import * as serverBuild from "virtual:react-router/server-build";
 import { createRequestHandler, type RouterContextProvider, type ServerBuild } from "react-router";
 import { logger } from "~/core/logger.server";
+import { CLIENT_IP_HEADER } from "~/lib/client-ip";
+import { EnvError, parseEnv, requestConcurrency } from "~/lib/env.server";
 import { baseSecurityHeaders } from "~/security.server";
-import { CLIENT_IP_HEADER } from "../app/lib/client-ip";
-import { EnvError, parseEnv, requestConcurrency } from "../app/lib/env.server";
 import { AdmissionQueue } from "./admission";
-import { withDataHeaders } from "./data-headers";
 import { createNodeHandler } from "./http-handler";
 import { createRouteLabeler } from "./metrics-route";
 import { allowedOrigins } from "./origin";
@@ -32,6 +32,10 @@ interface AppEntry {
   /** Counts one answered request for /metrics (app/core/metrics.server.ts). */
   observeRequest(info: { route: string; method: string; status: number; seconds: number }): void;
   renderMetrics(): Promise<{ contentType: string; body: string }>;
+  /** Shows the admission queue's depth in /metrics. */
+  watchAdmission(stats: () => { active: number; waiting: number }): void;
+  /** Counts a request refused because the admission queue was full. */
+  countShedRequest(): void;
   createLoadContext(info: {
     requestId: string;
     nonce: string;
@@ -54,12 +58,12 @@ try {
   throw error;
 }
 
-const buildDir = path.resolve(process.env.SOUNDTRAIL_BUILD_DIR ?? "build");
-const serverBuildFile = path.join(buildDir, "server", "index.js");
-const clientDir = path.join(buildDir, "client");
-if (!existsSync(serverBuildFile)) fail(`No build found at ${buildDir}. Run "npm run build" first.`);
+// This file is built with the app (vite.config.ts): build/server/server.js, next to the server
+// build it imports; the browser's files are in build/client.
+const clientDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "client");
+if (!existsSync(clientDir)) fail(`No client build at ${clientDir}. Run "npm run build" first.`);
 
-const build = (await import(pathToFileURL(serverBuildFile).href)) as ServerBuild;
+const build: ServerBuild = serverBuild;
 const app = build.entry.module as unknown as AppEntry;
 const buildId = (() => {
   try {
@@ -78,7 +82,8 @@ try {
 }
 
 const mode = env.NODE_ENV === "development" ? "development" : "production";
-const handleDocument = createRequestHandler(withDataHeaders(build), mode);
+// The build's routes are already behind the app's edge (vite.config.ts, atTheServerEdge).
+const handleDocument = createRequestHandler(build, mode);
 let shuttingDown = false;
 
 /** Per request: starts what it deferred until after its answer (see after-response.server.ts). */
@@ -94,6 +99,7 @@ const admission =
       })
     : null;
 app.countWaitingRequestsWith(() => admission?.stats.waiting ?? 0);
+if (admission) app.watchAdmission(() => admission.stats);
 
 const handler = createNodeHandler({
   async handleRequest(request, facts) {
@@ -131,6 +137,7 @@ const handler = createNodeHandler({
     ? { token: env.METRICS_TOKEN, render: () => app.renderMetrics() }
     : null,
   admission,
+  onShed: () => app.countShedRequest(),
 });
 
 /** The route id a request is counted under in /metrics (never the raw URL). */

@@ -123,6 +123,10 @@ describe("/metrics", () => {
         }),
       ).toBe(1);
       expect(sample(text, "soundtrail_sse_connections", {})).toBe(1);
+      // The admission queue: nobody waits; nothing was refused as busy.
+      expect(sample(text, "soundtrail_request_queue_waiting", {})).toBe(0);
+      expect(sample(text, "soundtrail_request_queue_active", {})).toBeGreaterThanOrEqual(0);
+      expect(sample(text, "soundtrail_requests_shed_total", {})).toBe(0);
       expect(sample(text, "soundtrail_mail_outbox", { status: "pending" })).toBeGreaterThanOrEqual(
         0,
       );

@@ -2,7 +2,7 @@
  * The V8 heap limits the server runs with (issue 17, item 6: peak RSS ≤ 300 MB at 50
  * connections). V8 sizes its heap from the machine's memory and, on a large machine, lets
  * garbage pile up to 150–250 MB under load before collecting; the live heap is ~60 MB. A 256 MB
- * old generation and 4 MB semi-spaces keep the peak near the boot size (bench/README.md, "server
+ * old generation and 4 MB semi-spaces keep the peak near the boot size (bench/HISTORY.md, "server
  * memory"), with 4× the live heap as headroom (the history import's worker thread gets the same
  * limit, and peaks at ~75 MB).
  *

@@ -84,7 +84,7 @@ describe.skipIf(!ADMIN_URL || !hasCaddy)(
           const line = stdout.split("\n").find((l) => l.startsWith("{"));
           return line ? (JSON.parse(line) as Topology) : undefined;
         },
-        180_000,
+        { timeoutMs: 180_000 },
       );
       handle = await openDatabase({ databaseUrl: database.url });
       setDatabase(handle);

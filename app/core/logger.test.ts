@@ -1,9 +1,8 @@
 import { Writable } from "node:stream";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createLogger,
   currentRequestId,
-  logger,
   requestLogContext,
   withRequestLogContext,
 } from "./logger.server";
@@ -48,12 +47,5 @@ describe("logger", () => {
     const { log, lines } = collectingLogger();
     await withRequestLogContext("req-3", async () => log.info({ requestId: "explicit" }, "x"));
     expect(lines[0]?.requestId).toBe("explicit");
-  });
-
-  it("is one instance per process, however many copies of the module are loaded", async () => {
-    vi.resetModules();
-    const again = await import("./logger.server");
-    expect(again.logger).toBe(logger);
-    expect(again.requestLogContext()).toBe(requestLogContext());
   });
 });

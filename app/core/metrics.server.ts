@@ -51,6 +51,41 @@ export function observeRequest(info: {
   }
 }
 
+/** The server's admission queue (server/admission.ts), when it has one. */
+let admissionStats: () => { active: number; waiting: number } | null = () => null;
+export function watchAdmission(stats: () => { active: number; waiting: number }): void {
+  admissionStats = stats;
+}
+
+new Gauge({
+  name: "soundtrail_request_queue_waiting",
+  help: "Requests waiting for a turn in this instance's admission queue (0 without admission).",
+  registers: [registry],
+  collect() {
+    this.set(admissionStats()?.waiting ?? 0);
+  },
+});
+
+new Gauge({
+  name: "soundtrail_request_queue_active",
+  help: "Requests the app is working on, out of REQUEST_CONCURRENCY turns (0 without admission).",
+  registers: [registry],
+  collect() {
+    this.set(admissionStats()?.active ?? 0);
+  },
+});
+
+const shed = new Counter({
+  name: "soundtrail_requests_shed_total",
+  help: "Requests answered 503 Busy at once because the admission queue was full.",
+  registers: [registry],
+});
+
+/** Counts one request refused because the admission queue was full. */
+export function countShedRequest(): void {
+  shed.inc();
+}
+
 new Gauge({
   name: "soundtrail_sse_connections",
   help: "Live event streams (Server-Sent Events) open on this instance.",

@@ -2,6 +2,9 @@ import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { blocks, follows, posts } from "~/db/schema";
 
+/** What a post the visibility rule hides answers: the same words whether it exists or not. */
+export const POST_NOT_FOUND = "This post does not exist, or you cannot see it.";
+
 /** The columns the visibility rule needs; `posts` itself or an alias of it (`alias(posts, "p")`). */
 export interface PostColumns {
   authorId: AnyPgColumn;

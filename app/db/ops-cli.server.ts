@@ -1,11 +1,14 @@
-// The operator's commands, bundled and run by scripts/db-move.mjs, scripts/backup.mjs and
-// scripts/restore.mjs: `npm run db:move`, `npm run backup`, `npm run restore`.
+// The operator's commands, bundled and run by scripts/ops.mjs: `npm run db:move`,
+// `npm run backup`, `npm run restore`.
 import { spawnSync } from "node:child_process";
 import {
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   writeFileSync,
 } from "node:fs";
@@ -118,14 +121,24 @@ export async function backup(argv: string[]): Promise<string> {
   const { values } = parseArgs({ args: argv, options: { out: { type: "string" } } });
   const env = readEnv();
   const engine = env.DATABASE_URL ? "postgres" : "pglite";
+  // By default under DATA_DIR: the one directory the server's user can always write (in the
+  // container image the working directory belongs to root).
   const file = path.resolve(
     values.out ??
       path.join(
+        env.DATA_DIR,
         "backups",
         `soundtrail-${engine}-${timestamp()}.${engine === "postgres" ? "dump" : "tar.gz"}`,
       ),
   );
-  mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+  } catch (error) {
+    throw new CommandError(
+      `Cannot write the backup to ${path.dirname(file)} (${(error as NodeJS.ErrnoException).code}): ` +
+        "pass --out with a file in a directory this user may write.",
+    );
+  }
   const started = performance.now();
   if (env.DATABASE_URL) {
     // pg_dump reads in one snapshot while the instances keep serving.
@@ -165,6 +178,23 @@ export async function backup(argv: string[]): Promise<string> {
 
 // --- npm run restore -----------------------------------------------------------------------
 
+/**
+ * Which engine a backup file is for, from its first bytes: pg_dump's custom format starts with
+ * "PGDMP"; the embedded database's is a gzipped tarball (1f 8b).
+ */
+function backupKindOf(file: string): "postgres" | "pglite" | null {
+  const head = Buffer.alloc(5);
+  const fd = openSync(file, "r");
+  try {
+    readSync(fd, head, 0, 5, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString("latin1") === "PGDMP") return "postgres";
+  if (head[0] === 0x1f && head[1] === 0x8b) return "pglite";
+  return null;
+}
+
 export async function restore(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -176,6 +206,23 @@ export async function restore(argv: string[]): Promise<void> {
     throw new CommandError("Usage: npm run restore -- <backup file> [--force]");
   }
   const env = readEnv();
+  const kind = backupKindOf(file);
+  if (env.DATABASE_URL && kind !== "postgres") {
+    throw new CommandError(
+      kind === "pglite"
+        ? `${file} is a backup of the embedded database (PGlite): restore it without ` +
+            "DATABASE_URL, then move it to PostgreSQL with npm run db:move."
+        : `${file} is not a Soundtrail backup (neither pg_dump's custom format nor PGlite's).`,
+    );
+  }
+  if (!env.DATABASE_URL && kind !== "pglite") {
+    throw new CommandError(
+      kind === "postgres"
+        ? `${file} is a backup of a PostgreSQL database (pg_dump): restore it with ` +
+            "DATABASE_URL set to an empty PostgreSQL database."
+        : `${file} is not a Soundtrail backup (neither pg_dump's custom format nor PGlite's).`,
+    );
+  }
   const started = performance.now();
   if (env.DATABASE_URL) {
     const client = new pg.Client({ connectionString: env.DATABASE_URL });

@@ -1,7 +1,7 @@
 import { data, redirect } from "react-router";
-import { appErrorInit, isAppError } from "~/core/errors";
-import { type MessageFailure, messageFailure } from "./forms";
+import type { MessageFailure } from "./forms";
 import { safeRedirectPath } from "./redirects";
+import { forForm } from "./route-errors.server";
 import type { ToastMessage } from "./toast";
 import { redirectWithToast } from "./toast.server";
 
@@ -33,8 +33,10 @@ export function returnPath(request: Request, form: FormData, fallback: string): 
 }
 
 /**
- * Runs a feature call for an action. Expected failures (AppError) become `{ ok: false, message, fieldErrors }`
- * with their HTTP status; for plain forms both outcomes redirect back with a toast.
+ * Runs a feature call for an action: `{ ok: true, …result }` for fetchers; for plain forms a
+ * redirect back with a toast. A refusal (AppError) is answered at the edge
+ * (route-errors.server.ts): `{ ok: false, message, fieldErrors }` with its status for
+ * fetchers, the same redirect with an error toast titled `failureTitle` for plain forms.
  */
 export async function respond<T extends object>(options: {
   request: Request;
@@ -48,23 +50,14 @@ export async function respond<T extends object>(options: {
 }) {
   const { request, form } = options;
   const document = isDocumentSubmit(request);
-  try {
-    const result = await options.run();
-    if (document) {
-      const toast = options.success?.(result);
-      const to = returnPath(request, form, options.fallback);
-      return toast ? redirectWithToast(to, toast) : redirect(to);
-    }
-    return data<ActionOutcome<T>>({ ok: true, ...result });
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    if (document) {
-      return redirectWithToast(returnPath(request, form, options.fallback), {
-        type: "error",
-        title: options.failureTitle,
-        description: error.message,
-      });
-    }
-    return data<ActionOutcome<T>>(messageFailure(error.message), appErrorInit(error));
+  const to = returnPath(request, form, options.fallback);
+  const result = await forForm(
+    document ? { toast: { to, title: options.failureTitle } } : {},
+    options.run,
+  );
+  if (document) {
+    const toast = options.success?.(result);
+    return toast ? redirectWithToast(to, toast) : redirect(to);
   }
+  return data<ActionOutcome<T>>({ ok: true, ...result });
 }

@@ -26,7 +26,7 @@ const commaList = z
 
 /**
  * PGlite's shared buffers unless PGLITE_SHARED_BUFFERS_MB says otherwise: PostgreSQL's own
- * default is 128 MB, which made the embedded server 600 MB resident under load (bench/README.md,
+ * default is 128 MB, which made the embedded server 600 MB resident under load (bench/HISTORY.md,
  * issue 17 item 6). The database's files stay in the operating system's page cache either way.
  */
 export const DEFAULT_PGLITE_SHARED_BUFFERS_MB = 32;
@@ -245,7 +245,7 @@ export function getEnv(): Env {
 /**
  * App requests worked on at once. Unset, 2 on the embedded database and 8 on a PostgreSQL server:
  * PGlite runs its queries on the server's own thread, so a third render only slices the same
- * core finer (bench/README.md: 2 at a time gave /feed p99 ÷ p50 1.14 at 50 connections and 45 %
+ * core finer (bench/HISTORY.md: 2 at a time gave /feed p99 ÷ p50 1.14 at 50 connections and 45 %
  * more requests a second than 8), while a PostgreSQL server works beside it.
  */
 export function requestConcurrency(env: Pick<Env, "REQUEST_CONCURRENCY" | "DATABASE_URL">): number {

@@ -15,6 +15,18 @@ export interface FormFailure {
   fieldErrors: FieldErrors;
 }
 
+/**
+ * The refusal in an action's data, or null: what a page shows when the action was refused at
+ * the edge (app/lib/route-errors.server.ts) rather than by a `data()` of its own.
+ */
+export function failureIn(actionData: unknown): FormFailure | null {
+  if (typeof actionData !== "object" || actionData === null) return null;
+  const candidate = actionData as Partial<FormFailure>;
+  return candidate.ok === false && typeof candidate.fieldErrors === "object"
+    ? (actionData as FormFailure)
+    : null;
+}
+
 /** A refusal from field errors, the whole form's (`form`) becoming its `message`. */
 export function formFailure(errors: FieldErrors, message?: string): FormFailure {
   const { form, ...fieldErrors } = errors;

@@ -4,8 +4,8 @@ import { parsePageParam } from "~/features/admin/paging";
 import * as adminSchemas from "~/features/admin/schemas";
 import * as authSchemas from "~/features/auth/schemas";
 import { normalizePhone } from "~/features/auth/schemas";
-import { FEED_TABS, parseFeedTab } from "~/features/feed/feed.server";
 import { readUnsubscribeToken } from "~/features/mail/preferences.server";
+import { FEED_TABS, parseFeedTab } from "~/features/posts/feed.server";
 import * as postSchemas from "~/features/posts/schemas";
 import { parseEventStream } from "~/features/realtime/live-client";
 import {

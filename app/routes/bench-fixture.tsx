@@ -2,9 +2,9 @@ import { Link } from "react-router";
 import { AppHeader } from "~/components/layout/app-header";
 import { SiteFooter } from "~/components/layout/site-footer";
 import { PageHeader } from "~/components/ui/page-header";
-import { benchFeedData } from "~/features/feed/bench-fixture.server";
-import { FeedList } from "~/features/feed/components/feed-list";
+import { benchFeedData } from "~/features/posts/bench-fixture.server";
 import { Composer } from "~/features/posts/components/composer";
+import { FeedList } from "~/features/posts/components/feed-list";
 import type { Route } from "./+types/bench-fixture";
 
 /**

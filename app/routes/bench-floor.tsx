@@ -1,4 +1,4 @@
-import { benchFeedData } from "~/features/feed/bench-fixture.server";
+import { benchFeedData } from "~/features/posts/bench-fixture.server";
 import type { Route } from "./+types/bench-floor";
 
 /**

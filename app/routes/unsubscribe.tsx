@@ -4,13 +4,9 @@ import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
 import { Logo } from "~/components/layout/logo";
 import { Button } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
-import {
-  isSubscribedTo,
-  readUnsubscribeToken,
-  setEmailPreference,
-  type UnsubscribeKind,
-} from "~/features/mail/preferences.server";
+import { readUnsubscribeToken, type UnsubscribeKind } from "~/features/mail/preferences.server";
 import { isNotificationKind, NOTIFICATION_KIND_LABELS } from "~/features/notifications/kinds";
+import { isSubscribedTo, setEmailPreference } from "~/features/notifications/preferences.server";
 import { useColorModePreference } from "~/lib/use-color-mode";
 import type { Route } from "./+types/unsubscribe";
 

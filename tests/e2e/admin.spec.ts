@@ -79,7 +79,11 @@ test.describe("admin area: who gets in", () => {
     await expect(page).toHaveURL(/\/auth\/login\?redirectTo=%2Fadmin%2Fusers$/);
     const response = await request.post("/api/send-email-batch", { data: { emails: [] } });
     expect(response.status()).toBe(401);
-    expect(await response.json()).toEqual({ error: "Sign in to continue." });
+    expect(await response.json()).toEqual({
+      ok: false,
+      message: "Sign in to continue.",
+      fieldErrors: {},
+    });
   });
 
   test.describe("as a member", () => {

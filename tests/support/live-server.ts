@@ -1,13 +1,11 @@
 // The production server as a child process on a fresh data dir, for suites that need the real
 // request handler, middleware and PGlite together (authorization matrix, action fuzzing, load).
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build as esbuild } from "esbuild";
 import { type Database, openDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { account, profiles, user } from "~/db/schema";
@@ -89,17 +87,8 @@ export interface LiveServerOptions {
 /** Seeds a fresh data dir, starts the production server on it and waits until it is ready. */
 export async function startLiveServer(options: LiveServerOptions = {}): Promise<LiveServer> {
   const buildDir = await appBuild();
-  const entry = path.join(buildDir, `server-live-${randomBytes(4).toString("hex")}.mjs`);
-  await esbuild({
-    entryPoints: [path.join(ROOT, "server/index.ts")],
-    outfile: entry,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-  });
+  // The server as the build has it (server/index.ts is built with the app).
+  const entry = path.join(buildDir, "server.mjs");
   const dataDir = mkdtempSync(path.join(tmpdir(), "st-live-"));
   await createTestDataDir(path.join(dataDir, "pglite"));
   const handle = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
@@ -147,7 +136,6 @@ export async function startLiveServer(options: LiveServerOptions = {}): Promise<
       await new Promise((r) => child.once("exit", r));
     }
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(entry, { force: true });
   };
   const deadline = Date.now() + 120_000;
   for (;;) {

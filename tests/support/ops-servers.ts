@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { waitFor } from "./wait-for";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "";
@@ -28,21 +29,6 @@ export async function freePorts(count: number): Promise<number[]> {
   );
   await Promise.all(probes.map((probe) => new Promise((r) => probe.close(r))));
   return ports;
-}
-
-/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Our environment for a child, without what vitest put there for the in-process app. */
@@ -129,7 +115,7 @@ export async function waitForReady(server: ServerProcess, base = server.base): P
         return undefined;
       }
     },
-    90_000,
+    { timeoutMs: 90_000 },
   );
 }
 
@@ -336,3 +322,5 @@ export async function openEvents(base: string, cookie: string): Promise<SseStrea
   })();
   return { status: response.status, events, ended, close: () => abort.abort() };
 }
+
+export { waitFor };

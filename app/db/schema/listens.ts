@@ -34,7 +34,7 @@ export type JourneyAudience = (typeof JOURNEY_AUDIENCES)[number];
  * One play of one track: the listening history behind a person's journey. `listenedAt` is when
  * the play started, in UTC, to the second (ListenBrainz's `listened_at`; a Spotify play's end
  * time minus its length). The names are kept as the service wrote them; the `*Key` columns are
- * their normalised forms (app/features/journey/normalize.ts) used for matching and grouping.
+ * their normalised forms (app/core/music-keys.ts) used for matching and grouping.
  * The natural key (person, start second, artist key, track key) makes re-imports add nothing.
  */
 export const listens = pgTable(

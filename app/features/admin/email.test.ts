@@ -7,11 +7,12 @@ import {
   createMailTransport,
   createUnsubscribeToken,
   readUnsubscribeToken,
-  setEmailPreference,
   setMailTransport,
 } from "~/features/mail/index.server";
+import { setEmailPreference } from "~/features/notifications/index.server";
 import { getEnv } from "~/lib/env.server";
-import { action as sendBatchAction } from "~/routes/api/send-email-batch";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as sendEmailBatchRoute from "~/routes/api/send-email-batch";
 import { contextFor, outcomeOf, viewerOf } from "../../../tests/support/admin-fixtures";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
@@ -33,6 +34,8 @@ import {
   usernameFor,
 } from "./placeholders";
 import type { SendEmailBatchResponse } from "./schemas";
+
+const { action: sendBatchAction } = atTheEdge(sendEmailBatchRoute);
 
 let testDb: TestDatabase;
 let sink: Awaited<ReturnType<typeof startSmtpSink>>;
@@ -579,7 +582,7 @@ describe("POST /api/send-email-batch", () => {
   ])("refuses %s with a 400 that says what is wrong", async (_name, body, message) => {
     const result = await call(body(), viewerOf(admin, true));
     expect(result.status).toBe(400);
-    expect(result.body).toMatchObject({ error: message });
+    expect(result.body).toMatchObject({ ok: false, message });
     expect(sink.received).toHaveLength(0);
     expect(await testDb.db.select().from(mailOutbox)).toEqual([]);
   });
@@ -587,7 +590,7 @@ describe("POST /api/send-email-batch", () => {
   it("refuses a body that is not JSON, and one over the request size limit", async () => {
     expect(await call("{nope", viewerOf(admin, true))).toMatchObject({
       status: 400,
-      body: { error: "The body is not valid JSON." },
+      body: { ok: false, message: "The body is not valid JSON." },
     });
     const huge = await call("x", viewerOf(admin, true), {
       headers: { "Content-Type": "application/json", "Content-Length": String(13 * 1024 * 1024) },

@@ -1,22 +1,18 @@
-import { data, redirect } from "react-router";
-import { appErrorInit, isAppError } from "~/core/errors";
+import { redirect } from "react-router";
+import { isAppError } from "~/core/errors";
 import { logger } from "~/core/logger.server";
-import { messageFailure } from "~/lib/forms";
+import type { MessageFailure } from "~/lib/forms";
 import { loginUrlFor } from "~/lib/redirects";
 
 /**
- * Runs an admin action and answers what the page shows as a toast: `{ ok: true, message }`, or
- * `{ ok: false, message, fieldErrors }` with the AppError's status (the shape of every fetcher action).
+ * Runs an admin action and answers what the page shows as a toast: `{ ok: true, message }`;
+ * a refusal (AppError) is answered at the edge as `{ ok: false, message, fieldErrors }` with
+ * its status (app/lib/route-errors.server.ts), the shape of every fetcher action.
  */
-export async function runAdminAction(run: () => Promise<string>) {
-  try {
-    return { ok: true as const, message: await run() };
-  } catch (error) {
-    if (isAppError(error)) {
-      return data(messageFailure(error.message), appErrorInit(error));
-    }
-    throw error;
-  }
+export async function runAdminAction(
+  run: () => Promise<string>,
+): Promise<{ ok: true; message: string } | MessageFailure> {
+  return { ok: true, message: await run() };
 }
 
 /**

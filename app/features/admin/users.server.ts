@@ -1,8 +1,8 @@
 import { count, desc, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { publishLive } from "~/core/live-bus.server";
 import { getDb, type Tx } from "~/db/client.server";
 import { profiles, session, user } from "~/db/schema";
-import { publishLive } from "~/features/realtime/index.server";
 import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
 import { type Paged, pageInfo, pageOffset } from "./paging";

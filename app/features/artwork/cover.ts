@@ -1,4 +1,4 @@
-import { artistKey, titleKey } from "~/features/journey";
+import { artistKey, titleKey } from "~/core/music-keys";
 
 /**
  * Generated artwork: a cover for music that has no picture of its own — the same one for the

@@ -33,11 +33,14 @@ export const ASSISTANT_SUGGESTIONS = [
 export const MESSAGE_TOO_LONG = `Keep your message under ${ASSISTANT_MESSAGE_MAX_LENGTH.toLocaleString("en")} characters.`;
 export const MESSAGE_EMPTY = "Write a message first.";
 
-/** What the chat page's action answers when it cannot go on (app/routes/_app/chatbot.tsx). */
+/**
+ * What the chat page's action answers when it cannot go on (app/routes/_app/chatbot.tsx): the
+ * one refusal shape, with the message as typed when sending it failed.
+ */
 export type ChatActionData =
-  | { intent: "send"; error: string; message: string }
+  | (FormFailure & { intent: "send"; typed: string })
   | (FormFailure & { intent: "publish"; messageId: string })
-  | { intent: "other"; error: string };
+  | (FormFailure & { intent: "other" });
 
 /**
  * What is wrong with a message as typed, or null: the rule `messageSchema` applies (not empty

@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { isUuid } from "~/core/ids";
 import { logger } from "~/core/logger.server";
 import { hitRateLimit } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { assistantConversations, assistantMessages } from "~/db/schema";
-import { isUuid } from "~/features/posts";
 import {
   ASSISTANT_CONVERSATION_LIMIT,
   ASSISTANT_HISTORY_LIMIT,

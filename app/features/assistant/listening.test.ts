@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { follows, listens } from "~/db/schema";
-import { artistKey, titleKey } from "~/features/journey";
 import { saveJourneySettings } from "~/features/journey/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";

@@ -20,8 +20,3 @@ export async function getViewerFromBearer(
   const viewer = await loadViewer(live.userId);
   return viewer ? { viewer, sessionId: live.authSessionId } : { viewer: null, sessionId: null };
 }
-
-/** True when the request authenticates with a bearer token (and so never with cookies). */
-export function hasBearer(headers: Headers): boolean {
-  return /^bearer\s/i.test(headers.get("authorization") ?? "");
-}

@@ -5,14 +5,9 @@ import { user as userTable } from "~/db/schema";
 import { renderEmail } from "~/features/mail";
 import { sendMail } from "~/features/mail/index.server";
 import { sendSms } from "~/features/sms/index.server";
-import {
-  type AuthResult,
-  cookiesOf,
-  errorMessage,
-  refuseWeakPassword,
-  sessionsEnded,
-} from "./accounts.server";
-import { getAuth, isPlaceholderEmail } from "./better-auth.server";
+import { type AuthResult, refuseWeakPassword, sessionsEnded } from "./accounts.server";
+import { isPlaceholderEmail } from "./better-auth.server";
+import { callAuth, cookiesOf } from "./call-auth.server";
 import { issueCode } from "./one-time-codes.server";
 
 import { assertRecentAuth, type ReauthOptions } from "./reauth.server";
@@ -43,16 +38,18 @@ export async function changePassword(
     "newPassword",
   );
   if (weak) return weak;
-  const response = await getAuth().api.changePassword({
-    body: {
-      currentPassword: options.currentPassword,
-      newPassword: options.newPassword,
-      revokeOtherSessions: signOutOthers,
-    },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (!response.ok) {
+  const answer = await callAuth((api) =>
+    api.changePassword({
+      body: {
+        currentPassword: options.currentPassword,
+        newPassword: options.newPassword,
+        revokeOtherSessions: signOutOthers,
+      },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (!answer.ok) {
     return {
       ok: false,
       kind: "invalid",
@@ -61,7 +58,7 @@ export async function changePassword(
   }
   // The other devices' sessions were revoked: their live streams close too.
   if (signOutOthers) await sessionsEnded(fresh.userId);
-  return { ok: true, headers: cookiesOf(response) };
+  return { ok: true, headers: answer.headers };
 }
 
 /** Sends a confirmation link to the new address; the change happens when it is opened. */
@@ -74,17 +71,18 @@ export async function changeEmail(
     .select({ email: userTable.email, name: userTable.name })
     .from(userTable)
     .where(eq(userTable.id, fresh.userId));
-  const response = await getAuth().api.changeEmail({
-    body: { newEmail: options.newEmail, callbackURL: "/settings" },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (!response.ok) {
-    const { message } = await errorMessage(response);
+  const answer = await callAuth((api) =>
+    api.changeEmail({
+      body: { newEmail: options.newEmail, callbackURL: "/settings" },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (!answer.ok) {
     return {
       ok: false,
       kind: "invalid",
-      fieldErrors: { newEmail: [message ?? "Could not change the e-mail."] },
+      fieldErrors: { newEmail: [answer.message ?? "Could not change the e-mail."] },
     };
   }
   // The old address is told, so a change nobody asked for does not go unnoticed.
@@ -132,20 +130,21 @@ export async function confirmPhoneChange(
 ): Promise<AuthResult> {
   const fresh = await assertRecentAuth(options);
   if (!fresh.ok) return fresh;
-  const response = await getAuth().api.verifyPhoneNumber({
-    body: { phoneNumber: options.phone, code: options.code.trim(), updatePhoneNumber: true },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (!response.ok) {
-    const { message } = await errorMessage(response);
+  const answer = await callAuth((api) =>
+    api.verifyPhoneNumber({
+      body: { phoneNumber: options.phone, code: options.code.trim(), updatePhoneNumber: true },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (!answer.ok) {
     return {
       ok: false,
       kind: "invalid",
-      fieldErrors: { code: [message ?? "That code is not right."] },
+      fieldErrors: { code: [answer.message ?? "That code is not right."] },
     };
   }
-  return { ok: true, headers: cookiesOf(response) };
+  return { ok: true, headers: answer.headers };
 }
 
 /** Deletes the account and everything it owns (foreign keys cascade), then signs out. */
@@ -154,7 +153,9 @@ export async function deleteAccount(options: ReauthOptions): Promise<AuthResult>
   if (!fresh.ok) return fresh;
   await getDb().delete(userTable).where(eq(userTable.id, fresh.userId));
   logger.info({ userId: fresh.userId }, "account deleted by its owner");
-  const response = await getAuth().api.signOut({ headers: options.headers, asResponse: true });
+  const answer = await callAuth((api) =>
+    api.signOut({ headers: options.headers, asResponse: true }),
+  );
   await sessionsEnded(fresh.userId);
-  return { ok: true, headers: cookiesOf(response) };
+  return { ok: true, headers: cookiesOf(answer.response) };
 }

@@ -1,17 +1,18 @@
 import { APIError } from "better-auth/api";
 import { eq, sql } from "drizzle-orm";
-import { type AppErrorCode, appErrorCodeForStatus, appErrorInit } from "~/core/errors";
+import { type AppErrorCode, appErrorCodeForStatus } from "~/core/errors";
+import { publishLive } from "~/core/live-bus.server";
 import { logger } from "~/core/logger.server";
 import { shownName } from "~/core/person";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { notifications, profiles, user as userTable } from "~/db/schema";
 import { unreadCountSql } from "~/features/notifications/index.server";
-import { publishLive } from "~/features/realtime/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import type { Viewer } from "~/lib/context.server";
-import type { FieldErrors, FormFailure } from "~/lib/forms";
+import type { FieldErrors } from "~/lib/forms";
 import { getAuth } from "./better-auth.server";
+import { callAuth, cookiesOf } from "./call-auth.server";
 import { deviceCookieFor, knownDeviceId } from "./device-cookie.server";
 import {
   type WeakPasswordReason,
@@ -48,35 +49,6 @@ export type AuthResult =
     }
   | AuthFailure;
 
-export function cookiesOf(response: Response): Headers {
-  const headers = new Headers();
-  for (const cookie of response.headers.getSetCookie()) headers.append("Set-Cookie", cookie);
-  return headers;
-}
-
-/** The status (from its AppError code) and Retry-After of a failed account action. */
-export function failureInit(result: AuthFailure): ResponseInit {
-  return appErrorInit({ code: result.kind, retryAfterSeconds: result.retryAfterSeconds });
-}
-
-/**
- * What a failed account action's `data()` carries: the form's one failure shape (`message`,
- * `fieldErrors`) and, for machines, the spec's error code — for `weak_password` with its
- * reasons as codes (`length`, `characters`, `pwned`).
- */
-export function failureData(result: AuthFailure): FormFailure & {
-  code?: string;
-  reasons?: WeakPasswordReason[];
-} {
-  return {
-    ok: false,
-    ...(result.message ? { message: result.message } : {}),
-    fieldErrors: result.fieldErrors ?? {},
-    ...(result.code ? { code: result.code } : {}),
-    ...(result.reasons ? { reasons: result.reasons } : {}),
-  };
-}
-
 export function clientOf(headers: Headers): string {
   return headers.get(CLIENT_IP_HEADER) ?? "unknown";
 }
@@ -111,16 +83,6 @@ export function refuseWeakPassword(
     reasons,
     fieldErrors: { [field]: reasons.map((r) => weakPasswordMessages[r]) },
   };
-}
-
-export async function errorMessage(
-  response: Response,
-): Promise<{ code?: string; message?: string }> {
-  try {
-    return (await response.json()) as { code?: string; message?: string };
-  } catch {
-    return {};
-  }
 }
 
 export interface SignUpOptions {
@@ -159,20 +121,21 @@ export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResul
   // Checked before the address is looked at, so a taken username gets the same answer whether
   // or not the e-mail has an account (better-auth answers a known address with a quiet success).
   if (!(await isUsernameAvailable(options.username))) return usernameTaken();
-  const response = await getAuth().api.signUpEmail({
-    body: {
-      email: options.email,
-      password: options.password,
-      name: options.displayName,
-      username: options.username,
-    },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (response.ok) return { ok: true, headers: cookiesOf(response) };
-  if (response.status === 429)
-    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
-  const { message, code } = await errorMessage(response);
+  const answer = await callAuth((api) =>
+    api.signUpEmail({
+      body: {
+        email: options.email,
+        password: options.password,
+        name: options.displayName,
+        username: options.username,
+      },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (answer.ok) return { ok: true, headers: answer.headers };
+  if (answer.retryAfterSeconds !== undefined) return rateLimited(answer.retryAfterSeconds);
+  const { message, code, status } = answer;
   if (message === "username_taken") return usernameTaken();
   if (message === "invalid_username") {
     return {
@@ -182,10 +145,10 @@ export async function signUpWithEmail(options: SignUpOptions): Promise<AuthResul
       fieldErrors: { username: ["Use 3–30 letters, digits, “_” or “.”."] },
     };
   }
-  logger.warn({ status: response.status, code, message }, "sign-up refused");
+  logger.warn({ status, code, message }, "sign-up refused");
   return {
     ok: false,
-    kind: appErrorCodeForStatus(response.status),
+    kind: appErrorCodeForStatus(status),
     code,
     message: message ?? "Sign-up failed. Please try again.",
   };
@@ -223,26 +186,26 @@ export async function signInWithEmail(options: SignInOptions): Promise<AuthResul
       : [`sign-in:account:${account}`, AUTH_LIMITS.signInPerAccount],
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
-  const response = options.phone
-    ? await getAuth().api.signInPhoneNumber({
-        body: { phoneNumber: options.phone, password: options.password },
-        headers: options.headers,
-        asResponse: true,
-      })
-    : await getAuth().api.signInEmail({
-        body: { email: options.email ?? "", password: options.password },
-        headers: options.headers,
-        asResponse: true,
-      });
-  if (response.ok) {
-    const result = await signedIn(response);
+  const answer = await callAuth((api) =>
+    options.phone
+      ? api.signInPhoneNumber({
+          body: { phoneNumber: options.phone, password: options.password },
+          headers: options.headers,
+          asResponse: true,
+        })
+      : api.signInEmail({
+          body: { email: options.email ?? "", password: options.password },
+          headers: options.headers,
+          asResponse: true,
+        }),
+  );
+  if (answer.ok) {
+    const result = await signedIn(answer.response);
     if (result.ok) result.headers.append("Set-Cookie", deviceCookieFor(account));
     return result;
   }
-  if (response.status === 429)
-    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
-  const { code } = await errorMessage(response);
-  if (code === "EMAIL_NOT_VERIFIED") {
+  if (answer.retryAfterSeconds !== undefined) return rateLimited(answer.retryAfterSeconds);
+  if (answer.code === "EMAIL_NOT_VERIFIED") {
     return {
       ok: false,
       kind: "forbidden",
@@ -267,16 +230,15 @@ export async function confirmEmail(options: {
     [`confirm:ip:${clientOf(options.headers)}`, AUTH_LIMITS.confirmPerAddress],
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
-  const response = await getAuth().api.verifyEmail({
-    query: { token: options.token },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (response.ok || (response.status >= 300 && response.status < 400)) {
-    return { ok: true, headers: cookiesOf(response) };
-  }
-  if (response.status === 429)
-    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  const answer = await callAuth((api) =>
+    api.verifyEmail({
+      query: { token: options.token },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (answer.ok) return { ok: true, headers: answer.headers };
+  if (answer.retryAfterSeconds !== undefined) return rateLimited(answer.retryAfterSeconds);
   return {
     ok: false,
     kind: "invalid",
@@ -295,13 +257,16 @@ export async function resendConfirmation(options: {
     [`resend:account:${options.email.toLowerCase()}`, AUTH_LIMITS.resendPerAddress],
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
-  const response = await getAuth().api.sendVerificationEmail({
-    body: { email: options.email, callbackURL: "/feed" },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (response.status === 429)
-    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  const answer = await callAuth((api) =>
+    api.sendVerificationEmail({
+      body: { email: options.email, callbackURL: "/feed" },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (!answer.ok && answer.retryAfterSeconds !== undefined) {
+    return rateLimited(answer.retryAfterSeconds);
+  }
   return { ok: true, headers: new Headers() };
 }
 
@@ -321,14 +286,17 @@ export async function signOut(options: {
   /** Whose live streams to close when signing out everywhere. */
   userId?: string;
 }): Promise<Headers> {
-  const auth = getAuth();
   if (options.everywhere) {
-    await auth.api.revokeSessions({ headers: options.headers }).catch(() => {});
+    await getAuth()
+      .api.revokeSessions({ headers: options.headers })
+      .catch(() => {});
   }
-  const response = await auth.api.signOut({ headers: options.headers, asResponse: true });
+  const answer = await callAuth((api) =>
+    api.signOut({ headers: options.headers, asResponse: true }),
+  );
   // The ended sessions' live streams close on every instance; their reconnects get a 401.
   if (options.userId) await sessionsEnded(options.userId);
-  return cookiesOf(response);
+  return cookiesOf(answer.response);
 }
 
 /**

@@ -46,15 +46,24 @@ function linkFrom(raw: string): string {
   return match[0];
 }
 
-async function signUpAndConfirm(email: string, username: string) {
+// Every test makes the accounts it uses (any test passes alone and in any order).
+
+/** An account signed up but not confirmed yet. */
+async function signUp(email: string, username: string, displayName = "New Order Fan") {
   const result = await signUpWithEmail({
     email,
     password: "Blue-Monday-1983",
     username,
-    displayName: "New Order Fan",
+    displayName,
     headers: requestHeaders(),
   });
   expect(result.ok).toBe(true);
+  return result;
+}
+
+/** A confirmed account with the password Blue-Monday-1983, and the session of its confirmation. */
+async function signUpAndConfirm(email: string, username: string) {
+  await signUp(email, username);
   const mail = sink.received.find((m) => m.to.includes(email));
   const token = new URL(linkFrom(mail?.raw ?? "")).searchParams.get("token") ?? "";
   const confirmed = await confirmEmail({ token, headers: requestHeaders() });
@@ -160,8 +169,9 @@ describe("sign-up, confirmation and sign-in", () => {
   });
 
   it("cannot sign in before confirming", async () => {
+    await signUp("ari@example.org", "ari_unconfirmed");
     const result = await signInWithEmail({
-      email: "ana@example.org",
+      email: "ari@example.org",
       password: "Blue-Monday-1983",
       headers: requestHeaders(),
     });
@@ -169,8 +179,10 @@ describe("sign-up, confirmation and sign-in", () => {
   });
 
   it("answers a sign-up for an existing address exactly like a new one, and warns its owner", async () => {
+    await signUp("bea@example.org", "bea_first");
+    sink.received.length = 0;
     const again = await signUpWithEmail({
-      email: "ana@example.org",
+      email: "bea@example.org",
       password: "Another-Strong-99",
       username: "someone_else",
       displayName: "Impostor",
@@ -186,10 +198,11 @@ describe("sign-up, confirmation and sign-in", () => {
   });
 
   it("refuses a username that is taken, whatever its case", async () => {
+    await signUp("cam@example.org", "Cam.Listens");
     const result = await signUpWithEmail({
       email: "bo@example.org",
       password: "Blue-Monday-1983",
-      username: "ana.listens",
+      username: "cam.listens",
       displayName: "Bo",
       headers: requestHeaders(),
     });
@@ -197,13 +210,14 @@ describe("sign-up, confirmation and sign-in", () => {
   });
 
   it("answers a taken username the same whether or not the e-mail has an account", async () => {
+    await signUp("dot@example.org", "Dot.Listens");
     const answers = [];
-    for (const email of ["ana@example.org", "nobody-here@example.org"]) {
+    for (const email of ["dot@example.org", "nobody-here@example.org"]) {
       answers.push(
         await signUpWithEmail({
           email,
           password: "Another-Strong-99",
-          username: "ANA.listens",
+          username: "DOT.listens",
           displayName: "Probe",
           headers: requestHeaders(),
         }),
@@ -252,15 +266,16 @@ describe("sign-up, confirmation and sign-in", () => {
   });
 
   it("signs in with the right password, and signing out ends the session", async () => {
+    await signUpAndConfirm("eli@example.org", "eli_plays");
     const signedIn = await signInWithEmail({
-      email: "dee@example.org",
+      email: "eli@example.org",
       password: "Blue-Monday-1983",
       headers: requestHeaders(),
     });
     if (!signedIn.ok) throw new Error("sign-in failed");
     const cookie = cookieHeader(signedIn.headers);
     expect((await getViewerFromHeaders(new Headers({ Cookie: cookie }))).viewer?.username).toBe(
-      "dee_plays",
+      "eli_plays",
     );
     await signOut({ headers: new Headers({ Cookie: cookie }) });
     expect((await getViewerFromHeaders(new Headers({ Cookie: cookie }))).viewer).toBeNull();
@@ -276,11 +291,12 @@ describe("sign-up, confirmation and sign-in", () => {
   });
 
   it("throttles password guessing from one address with 429 and a human message", async () => {
+    await signUpAndConfirm("fay@example.org", "fay_plays");
     const headers = requestHeaders();
     const results = [];
     for (let i = 0; i < 12; i++) {
       results.push(
-        await signInWithEmail({ email: "dee@example.org", password: `Guess-${i}-xx`, headers }),
+        await signInWithEmail({ email: "fay@example.org", password: `Guess-${i}-xx`, headers }),
       );
     }
     const limited = results.find((r) => !r.ok && r.kind === "rate_limited");
@@ -291,33 +307,40 @@ describe("sign-up, confirmation and sign-in", () => {
 });
 
 describe("per-account throttling", () => {
-  let knownDevice = "";
-
-  it("gives a device that signs in a device cookie", async () => {
+  /** A confirmed account and the device cookie its owner got by signing in once. */
+  async function ownerWithDevice(email: string, username: string) {
+    await signUpAndConfirm(email, username);
     const result = await signInWithEmail({
-      email: "cy@example.org",
+      email,
       password: "Blue-Monday-1983",
       headers: requestHeaders(),
     });
     if (!result.ok) throw new Error(JSON.stringify(result));
     const cookie = result.headers.getSetCookie().find((c) => c.startsWith("st_device="));
+    return { cookie, device: cookie?.split(";")[0] ?? "" };
+  }
+
+  /** Wrong passwords for `email` from a new address each time, until its budget of 20 is spent. */
+  async function guess(email: string, times: number) {
+    const results = [];
+    for (let i = 0; i < times; i++) {
+      // a new client address every time: only the per-account budget can stop this
+      results.push(
+        await signInWithEmail({ email, password: `Guess-${i}-yy`, headers: requestHeaders() }),
+      );
+    }
+    return results;
+  }
+
+  it("gives a device that signs in a device cookie", async () => {
+    const { cookie } = await ownerWithDevice("gus@example.org", "gus_plays");
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
-    knownDevice = cookie?.split(";")[0] ?? "";
   });
 
   it("throttles guessing one account's password from many addresses", async () => {
-    const results = [];
-    for (let i = 0; i < 22; i++) {
-      // a new client address every time: only the per-account budget can stop this
-      results.push(
-        await signInWithEmail({
-          email: "cy@example.org",
-          password: `Guess-${i}-yy`,
-          headers: requestHeaders(),
-        }),
-      );
-    }
+    await ownerWithDevice("hal@example.org", "hal_plays");
+    const results = await guess("hal@example.org", 22);
     // The budget of 20 counts the device's sign-in above too.
     expect(results.slice(0, 19).every((r) => !r.ok && r.kind === "unauthenticated")).toBe(true);
     expect(results[21]).toMatchObject({ ok: false, kind: "rate_limited", code: "rate_limited" });
@@ -325,46 +348,49 @@ describe("per-account throttling", () => {
   }, 120_000);
 
   it("still lets the owner in from a device that signed in before (no lockout by guessers)", async () => {
+    const { device } = await ownerWithDevice("ida@example.org", "ida_plays");
+    await guess("ida@example.org", 22);
     const fromStranger = await signInWithEmail({
-      email: "cy@example.org",
+      email: "ida@example.org",
       password: "Blue-Monday-1983",
       headers: requestHeaders(),
     });
     expect(fromStranger).toMatchObject({ ok: false, kind: "rate_limited" });
     const fromOwner = await signInWithEmail({
-      email: "cy@example.org",
+      email: "ida@example.org",
       password: "Blue-Monday-1983",
-      headers: requestHeaders({ Cookie: knownDevice }),
+      headers: requestHeaders({ Cookie: device }),
     });
     expect(fromOwner.ok).toBe(true);
     // A cookie for another account, or a forged one, counts for nothing.
-    for (const cookie of [knownDevice.replace(/.$/, "x"), "st_device=a.b.c"]) {
+    for (const cookie of [device.replace(/.$/, "x"), "st_device=a.b.c"]) {
       const forged = await signInWithEmail({
-        email: "cy@example.org",
+        email: "ida@example.org",
         password: "Blue-Monday-1983",
         headers: requestHeaders({ Cookie: cookie }),
       });
       expect(forged).toMatchObject({ ok: false, kind: "rate_limited" });
     }
-  });
+  }, 120_000);
 
   it("throttles password re-checks in settings too", async () => {
+    const { device } = await ownerWithDevice("jo@example.org", "jo_plays");
     const signedIn = await signInWithEmail({
-      email: "cy@example.org",
+      email: "jo@example.org",
       password: "Blue-Monday-1983",
-      headers: requestHeaders({ Cookie: knownDevice }),
+      headers: requestHeaders({ Cookie: device }),
     });
     if (!signedIn.ok) throw new Error(JSON.stringify(signedIn));
     const cookie = cookieHeader(signedIn.headers);
     // An hour-old session: changes need the password again.
-    const [cy] = await testDb.db
+    const [jo] = await testDb.db
       .select({ id: user.id })
       .from(user)
-      .where(eq(user.email, "cy@example.org"));
+      .where(eq(user.email, "jo@example.org"));
     await testDb.db
       .update(session)
       .set({ createdAt: new Date(Date.now() - 3_600_000) })
-      .where(eq(session.userId, cy?.id ?? ""));
+      .where(eq(session.userId, jo?.id ?? ""));
     const answers = [];
     for (let i = 0; i < 11; i++) {
       answers.push(
@@ -383,14 +409,15 @@ describe("per-account throttling", () => {
 describe("admin role from the command line", () => {
   it("grants and revokes admin by e-mail, and says when there is no such account", async () => {
     const { setAdminRole } = await import("./admin-role.server");
-    expect(await setAdminRole({ email: "Dee@Example.org", isAdmin: true })).toBe("granted");
-    expect(await setAdminRole({ email: "dee@example.org", isAdmin: true })).toBe("unchanged");
+    await signUpAndConfirm("kit@example.org", "kit_plays");
+    expect(await setAdminRole({ email: "Kit@Example.org", isAdmin: true })).toBe("granted");
+    expect(await setAdminRole({ email: "kit@example.org", isAdmin: true })).toBe("unchanged");
     const [row] = await testDb.db
       .select({ roles: profiles.roles })
       .from(profiles)
-      .where(eq(profiles.username, "dee_plays"));
+      .where(eq(profiles.username, "kit_plays"));
     expect(row?.roles).toEqual(["admin"]);
-    expect(await setAdminRole({ email: "dee@example.org", isAdmin: false })).toBe("revoked");
+    expect(await setAdminRole({ email: "kit@example.org", isAdmin: false })).toBe("revoked");
     expect(await setAdminRole({ email: "ghost@example.org", isAdmin: true })).toBe(
       "no-such-account",
     );

@@ -9,13 +9,13 @@ import {
   type AuthFailure,
   type AuthResult,
   clientOf,
-  errorMessage,
   rateLimited,
   refuseWeakPassword,
   signedIn,
   usernameTaken,
 } from "./accounts.server";
 import { getAuth } from "./better-auth.server";
+import { callAuth } from "./call-auth.server";
 import { CODE_TTL_S, issueCode } from "./one-time-codes.server";
 import { hashPassword } from "./password.server";
 
@@ -97,12 +97,14 @@ async function sendSignInCode(options: {
   const account = await accountFor(options.channel, options.to);
   if (account && !canSignInWithCode(account)) return;
   if (options.channel === "email") {
-    const response = await getAuth().api.sendVerificationOTP({
-      body: { email: options.to, type: "sign-in" },
-      headers: options.headers,
-      asResponse: true,
-    });
-    if (!response.ok) logger.warn({ status: response.status }, "sign-in code mail refused");
+    const answer = await callAuth((api) =>
+      api.sendVerificationOTP({
+        body: { email: options.to, type: "sign-in" },
+        headers: options.headers,
+        asResponse: true,
+      }),
+    );
+    if (!answer.ok) logger.warn({ status: answer.status }, "sign-in code mail refused");
     return;
   }
   if (account) {
@@ -130,11 +132,13 @@ async function refuseCodeSignIn(
   account: { banned: boolean | null },
 ): Promise<AuthResult> {
   if (options.channel === "sms") return codeFailure();
-  const check = await getAuth().api.checkVerificationOTP({
-    body: { email: options.to, type: "sign-in", otp: options.code.trim() },
-    headers: options.headers,
-    asResponse: true,
-  });
+  const check = await callAuth((api) =>
+    api.checkVerificationOTP({
+      body: { email: options.to, type: "sign-in", otp: options.code.trim() },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
   if (!check.ok) return codeFailure();
   if (account.banned) {
     return { ok: false, kind: "forbidden", code: "account_banned", message: ACCOUNT_BANNED };
@@ -158,23 +162,23 @@ export async function signInWithCode(options: {
   if (limited) return rateLimited(limited.retryAfterSeconds);
   const account = await accountFor(options.channel, options.to);
   if (account && !canSignInWithCode(account)) return refuseCodeSignIn(options, account);
-  const response =
+  const answer = await callAuth((api) =>
     options.channel === "email"
-      ? await getAuth().api.signInEmailOTP({
+      ? api.signInEmailOTP({
           body: { email: options.to, otp: options.code.trim() },
           headers: options.headers,
           asResponse: true,
         })
-      : await getAuth().api.verifyPhoneNumber({
+      : api.verifyPhoneNumber({
           body: { phoneNumber: options.to, code: options.code.trim(), purpose: "phone-sign-in" },
           headers: options.headers,
           asResponse: true,
-        });
-  if (response.ok) return signedIn(response);
-  if (response.status === 429)
-    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
-  const { code, message } = await errorMessage(response);
-  logger.info({ status: response.status, code, message }, "code sign-in refused");
+        }),
+  );
+  if (answer.ok) return signedIn(answer.response);
+  if (answer.retryAfterSeconds !== undefined) return rateLimited(answer.retryAfterSeconds);
+  const { code, message, status } = answer;
+  logger.info({ status, code, message }, "code sign-in refused");
   if (code === "FAILED_TO_CREATE_SESSION") {
     return {
       ok: false,
@@ -247,22 +251,23 @@ export async function confirmPhoneSignUp(options: {
   // pending form with the code; read it first, since a successful check consumes it.
   const pending = await readPendingSignUp(options.phone);
   if (!pending) return codeFailure();
-  const response = await getAuth().api.verifyPhoneNumber({
-    body: {
-      phoneNumber: options.phone,
-      code: options.code.trim(),
-      purpose: "phone-sign-up",
-      username: pending.username,
-    },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (!response.ok) {
-    if (response.status === 429)
-      return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
+  const answer = await callAuth((api) =>
+    api.verifyPhoneNumber({
+      body: {
+        phoneNumber: options.phone,
+        code: options.code.trim(),
+        purpose: "phone-sign-up",
+        username: pending.username,
+      },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (!answer.ok) {
+    if (answer.retryAfterSeconds !== undefined) return rateLimited(answer.retryAfterSeconds);
     return codeFailure();
   }
-  const { user } = (await response.clone().json()) as { user: { id: string } };
+  const { user } = (await answer.response.clone().json()) as { user: { id: string } };
   const ctx = await getAuth().$context;
   await ctx.internalAdapter.linkAccount({
     userId: user.id,
@@ -277,7 +282,7 @@ export async function confirmPhoneSignUp(options: {
       .set({ displayName: pending.displayName })
       .where(eq(profiles.userId, user.id));
   });
-  return signedIn(response);
+  return signedIn(answer.response);
 }
 
 async function readPendingSignUp(phone: string): Promise<PendingPhoneSignUp | null> {

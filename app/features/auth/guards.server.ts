@@ -1,31 +1,11 @@
 import { data, type MiddlewareFunction, type RouterContextProvider, redirect } from "react-router";
-import { getViewerFromBearer, hasBearer } from "~/features/auth-api/index.server";
-import { sessionIdContext, type Viewer, viewerContext } from "~/lib/context.server";
+import { hasBearer } from "~/lib/bearer";
+import { type Viewer, viewerContext } from "~/lib/context.server";
+import { messageFailure } from "~/lib/forms";
 import { decideRedirect, loginUrlFor } from "~/lib/redirects";
-import { getViewerFromHeaders } from "./accounts.server";
 import { verifyAdminAccess } from "./admin-role.server";
 
 type Ctx = Readonly<RouterContextProvider>;
-
-/** Root middleware: resolves who is asking (after app.server.ts's bootMiddleware). */
-export const viewerMiddleware: MiddlewareFunction<Response> = async (
-  { request, context },
-  next,
-) => {
-  // The token API and the ListenBrainz API answer for themselves (never with a cookie's viewer).
-  const { pathname } = new URL(request.url);
-  if (pathname.startsWith("/auth/v1/") || pathname.startsWith("/1/")) return next();
-  // An app's bearer token, or the browser's session cookie: never both.
-  const { viewer, sessionId, setCookies } = hasBearer(request.headers)
-    ? { ...(await getViewerFromBearer(request.headers)), setCookies: [] as string[] }
-    : await getViewerFromHeaders(request.headers);
-  context.set(viewerContext, viewer);
-  context.set(sessionIdContext, sessionId);
-  const response = await next();
-  // Sliding session renewal: pass on the refreshed cookie.
-  for (const cookie of setCookies) response.headers.append("Set-Cookie", cookie);
-  return response;
-};
 
 /** Layout middleware: applies the spec §2 redirect rules on every document and data request. */
 export const redirectRulesMiddleware: MiddlewareFunction<Response> = async ({
@@ -71,10 +51,10 @@ export function requireUser(context: Ctx, request: Request): Viewer {
 
 /** The answer to a bearer request whose token is not valid (expired, signed out, aal1 of a two-step account). */
 export function bearerRefused() {
-  return data(
-    { error: "The access token is not valid: refresh it or sign in again." },
-    { status: 401, headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' } },
-  );
+  return data(messageFailure("The access token is not valid: refresh it or sign in again."), {
+    status: 401,
+    headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+  });
 }
 
 /** Only for visitors who are signed out. */
@@ -90,12 +70,15 @@ export function requireAdmin(context: Ctx, request: Request): Viewer {
 }
 
 /**
- * For admin actions and resource routes (`/api/send-email-batch`): the admin viewer, else a
- * JSON error with 401 when signed out and 403 without the admin role.
+ * For admin actions and resource routes (`/api/send-email-batch`): the admin viewer, else the
+ * refusal with 401 when signed out and 403 without the admin role — thrown as the answer
+ * itself, so no loader of the admin area runs after a refused action (it would redirect).
  */
 export function requireAdminApi(context: Ctx): Viewer {
   const viewer = context.get(viewerContext);
-  if (!viewer) throw data({ error: "Sign in to continue." }, { status: 401 });
-  if (!viewer.isAdmin) throw data({ error: "You need the admin role for this." }, { status: 403 });
+  if (!viewer) throw data(messageFailure("Sign in to continue."), { status: 401 });
+  if (!viewer.isAdmin) {
+    throw data(messageFailure("You need the admin role for this."), { status: 403 });
+  }
   return viewer;
 }

@@ -4,14 +4,9 @@ import { logger } from "~/core/logger.server";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { account, profiles, user as userTable } from "~/db/schema";
-import {
-  type AuthResult,
-  clientOf,
-  cookiesOf,
-  rateLimited,
-  refuseWeakPassword,
-} from "./accounts.server";
+import { type AuthResult, clientOf, rateLimited, refuseWeakPassword } from "./accounts.server";
 import { getAuth, isPlaceholderEmail, sendExistingAccountMail } from "./better-auth.server";
+import { callAuth } from "./call-auth.server";
 import { hashPassword } from "./password.server";
 
 import { isUsernameAvailable } from "./profiles.server";
@@ -22,17 +17,15 @@ export async function continueAsGuest(options: { headers: Headers }): Promise<Au
     [`guest:ip:${clientOf(options.headers)}`, AUTH_LIMITS.guestPerAddress],
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
-  const response = await getAuth().api.signInAnonymous({
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (response.ok) return { ok: true, headers: cookiesOf(response) };
-  if (response.status === 429)
-    return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
-  logger.warn({ status: response.status }, "guest sign-in refused");
+  const answer = await callAuth((api) =>
+    api.signInAnonymous({ headers: options.headers, asResponse: true }),
+  );
+  if (answer.ok) return { ok: true, headers: answer.headers };
+  if (answer.retryAfterSeconds !== undefined) return rateLimited(answer.retryAfterSeconds);
+  logger.warn({ status: answer.status }, "guest sign-in refused");
   return {
     ok: false,
-    kind: appErrorCodeForStatus(response.status),
+    kind: appErrorCodeForStatus(answer.status),
     message: "We could not start a guest session. Please try again.",
   };
 }

@@ -2,6 +2,7 @@
 export * from "./account-changes.server";
 export * from "./accounts.server";
 export * from "./better-auth.server";
+export * from "./call-auth.server";
 export * from "./codes.server";
 export * from "./guest.server";
 export * from "./oauth.server";

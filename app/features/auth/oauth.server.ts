@@ -1,6 +1,6 @@
 import { getEnv, publicEnv } from "~/lib/env.server";
-import { type AuthFailure, type AuthResult, cookiesOf } from "./accounts.server";
-import { getAuth } from "./better-auth.server";
+import type { AuthFailure, AuthResult } from "./accounts.server";
+import { callAuth } from "./call-auth.server";
 
 export type OAuthProvider = "spotify" | "google" | "github";
 
@@ -28,25 +28,27 @@ export async function startOAuth(options: {
       message: "That sign-in provider is not available.",
     };
   }
-  const response = await getAuth().api.signInSocial({
-    body: {
-      provider,
-      callbackURL: options.redirectTo,
-      errorCallbackURL: "/auth/login?error=oauth",
-    },
-    headers: options.headers,
-    asResponse: true,
-  });
-  const body = (await response
+  const answer = await callAuth((api) =>
+    api.signInSocial({
+      body: {
+        provider,
+        callbackURL: options.redirectTo,
+        errorCallbackURL: "/auth/login?error=oauth",
+      },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  const body = (await answer.response
     .clone()
     .json()
     .catch(() => ({}))) as { url?: string };
-  if (!response.ok || !body.url) {
+  if (!answer.ok || !body.url) {
     return {
       ok: false,
       kind: "upstream",
       message: `We could not reach ${OAUTH_LABELS[provider]}. Please try again.`,
     };
   }
-  return { ok: true, headers: cookiesOf(response), url: body.url };
+  return { ok: true, headers: answer.headers, url: body.url };
 }

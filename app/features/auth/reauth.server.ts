@@ -4,6 +4,7 @@ import { getDb } from "~/db/client.server";
 import { account } from "~/db/schema";
 import { type AuthFailure, rateLimited } from "./accounts.server";
 import { getAuth } from "./better-auth.server";
+import { callAuth } from "./call-auth.server";
 import { verifyPassword } from "./password.server";
 import { claimTotpCode } from "./totp-replay.server";
 
@@ -34,8 +35,7 @@ export type ReauthResult =
 export async function assertRecentAuth(
   options: ReauthOptions & { requireAal2?: boolean },
 ): Promise<ReauthResult> {
-  const auth = getAuth();
-  const current = await auth.api.getSession({ headers: options.headers });
+  const current = await getAuth().api.getSession({ headers: options.headers });
   if (!current) {
     return {
       ok: false,
@@ -91,12 +91,10 @@ export async function assertRecentAuth(
     const code = options.code?.trim();
     let isValid = false;
     if (code && needs.length === 0) {
-      const response = await auth.api.verifyTOTP({
-        body: { code },
-        headers: options.headers,
-        asResponse: true,
-      });
-      isValid = response.ok && (await claimTotpCode(user.id, code));
+      const answer = await callAuth((api) =>
+        api.verifyTOTP({ body: { code }, headers: options.headers, asResponse: true }),
+      );
+      isValid = answer.ok && (await claimTotpCode(user.id, code));
     }
     if (!isValid) {
       needs.push("code");

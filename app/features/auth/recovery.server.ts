@@ -2,7 +2,7 @@ import { logger } from "~/core/logger.server";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { afterResponse } from "~/lib/after-response.server";
 import { type AuthResult, clientOf, rateLimited, refuseWeakPassword } from "./accounts.server";
-import { getAuth } from "./better-auth.server";
+import { callAuth } from "./call-auth.server";
 
 export const RESET_LINK_INVALID =
   "This reset link has expired or was already used. Ask for a new one below.";
@@ -24,12 +24,14 @@ export async function requestPasswordReset(options: {
   // Everything that depends on the account happens after the answer (see afterResponse).
   const headers = new Headers(options.headers);
   afterResponse("password reset mail", async () => {
-    const response = await getAuth().api.requestPasswordReset({
-      body: { email: options.email, redirectTo: "/auth/reset-password" },
-      headers,
-      asResponse: true,
-    });
-    if (!response.ok) logger.warn({ status: response.status }, "password reset refused");
+    const answer = await callAuth((api) =>
+      api.requestPasswordReset({
+        body: { email: options.email, redirectTo: "/auth/reset-password" },
+        headers,
+        asResponse: true,
+      }),
+    );
+    if (!answer.ok) logger.warn({ status: answer.status }, "password reset refused");
   });
   return { ok: true, headers: new Headers() };
 }
@@ -42,12 +44,14 @@ export async function resetPassword(options: {
 }): Promise<AuthResult> {
   const weak = refuseWeakPassword(options.password, []);
   if (weak) return weak;
-  const response = await getAuth().api.resetPassword({
-    body: { token: options.token, newPassword: options.password },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (!response.ok) {
+  const answer = await callAuth((api) =>
+    api.resetPassword({
+      body: { token: options.token, newPassword: options.password },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (!answer.ok) {
     return { ok: false, kind: "invalid", code: "invalid_link", message: RESET_LINK_INVALID };
   }
   return { ok: true, headers: new Headers() };

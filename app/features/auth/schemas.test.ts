@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { action as signupAction } from "~/routes/_auth/signup";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as signupRoute from "~/routes/_auth/signup";
 import { MISSING_CREDENTIALS, signupSchema } from "./schemas";
+
+const { action: signupAction } = atTheEdge(signupRoute);
 
 function signupRequest(fields: Record<string, string>): Request {
   return new Request("http://localhost:3000/auth/signup", {

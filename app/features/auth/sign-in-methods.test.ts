@@ -10,8 +10,9 @@ import { createMailTransport, setMailTransport } from "~/features/mail/index.ser
 import { type SmsMessage, setSmsSender } from "~/features/sms/index.server";
 import { collectAfterResponse, settleAfterResponse } from "~/lib/after-response.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
-import { loader as loginLoader } from "~/routes/_auth/login";
-import { loader as callbackLoader } from "~/routes/api/auth-callback";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as loginRoute from "~/routes/_auth/login";
+import * as authCallbackRoute from "~/routes/api/auth-callback";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { changePassword, deleteAccount } from "./account-changes.server";
 import { getViewerFromHeaders, signInWithEmail } from "./accounts.server";
@@ -35,6 +36,9 @@ import {
   startTotpEnrollment,
   verifySecondFactor,
 } from "./two-factor.server";
+
+const { loader: loginLoader } = atTheEdge(loginRoute);
+const { loader: callbackLoader } = atTheEdge(authCallbackRoute);
 
 const PASSWORD = "Blue-Monday-1983";
 let testDb: TestDatabase;

@@ -8,15 +8,9 @@ import { logger } from "~/core/logger.server";
 import { AUTH_LIMITS, checkRateLimits } from "~/core/rate-limit/rate-limit.server";
 import { getDb } from "~/db/client.server";
 import { account, session as sessionTable, twoFactor, user as userTable } from "~/db/schema";
-import {
-  type AuthFailure,
-  type AuthResult,
-  clientOf,
-  cookiesOf,
-  errorMessage,
-  rateLimited,
-} from "./accounts.server";
+import { type AuthFailure, type AuthResult, clientOf, rateLimited } from "./accounts.server";
 import { getAuth, hashBackupCode } from "./better-auth.server";
+import { callAuth } from "./call-auth.server";
 import { assertRecentAuth, type ReauthOptions } from "./reauth.server";
 import { claimTotpCode, releaseTotpCode } from "./totp-replay.server";
 
@@ -66,20 +60,21 @@ export type EnrollmentStart =
 export async function startTotpEnrollment(options: ReauthOptions): Promise<EnrollmentStart> {
   const fresh = await assertRecentAuth(options);
   if (!fresh.ok) return fresh;
-  const response = await getAuth().api.enableTwoFactor({
-    body: { method: "totp", password: options.password },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (!response.ok) {
-    const { message } = await errorMessage(response);
+  const answer = await callAuth((api) =>
+    api.enableTwoFactor({
+      body: { method: "totp", password: options.password },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (!answer.ok) {
     return {
       ok: false,
-      kind: appErrorCodeForStatus(response.status),
-      message: message ?? "Could not start.",
+      kind: appErrorCodeForStatus(answer.status),
+      message: answer.message ?? "Could not start.",
     };
   }
-  const { totpURI } = (await response.json()) as { totpURI: string };
+  const { totpURI } = (await answer.response.json()) as { totpURI: string };
   const secret = new URL(totpURI).searchParams.get("secret") ?? "";
   return { ok: true, secret, uri: totpURI, qr: qrCodeOf(totpURI) };
 }
@@ -189,12 +184,10 @@ export async function confirmTotpEnrollment(options: {
       fieldErrors: { code: [REPLAYED_CODE] },
     };
   }
-  const response = await getAuth().api.verifyTOTP({
-    body: { code },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (!response.ok) {
+  const answer = await callAuth((api) =>
+    api.verifyTOTP({ body: { code }, headers: options.headers, asResponse: true }),
+  );
+  if (!answer.ok) {
     await releaseTotpCode(options.userId, code);
     return {
       ok: false,
@@ -204,7 +197,7 @@ export async function confirmTotpEnrollment(options: {
     };
   }
   const backupCodes = await regenerateBackupCodes(options.userId);
-  return { ok: true, headers: cookiesOf(response), backupCodes };
+  return { ok: true, headers: answer.headers, backupCodes };
 }
 
 /**
@@ -221,19 +214,19 @@ export async function verifySecondFactor(options: {
   ]);
   if (limited) return rateLimited(limited.retryAfterSeconds);
   const code = options.code.trim();
-  const auth = getAuth();
-  const response = options.isBackupCode
-    ? await auth.api.verifyBackupCode({
-        body: { code: hashBackupCode(code) },
-        headers: options.headers,
-        asResponse: true,
-      })
-    : await auth.api.verifyTOTP({ body: { code }, headers: options.headers, asResponse: true });
-  if (!response.ok) {
-    const { code: errorCode } = await errorMessage(response);
+  const answer = await callAuth((api) =>
+    options.isBackupCode
+      ? api.verifyBackupCode({
+          body: { code: hashBackupCode(code) },
+          headers: options.headers,
+          asResponse: true,
+        })
+      : api.verifyTOTP({ body: { code }, headers: options.headers, asResponse: true }),
+  );
+  if (!answer.ok) {
     if (
-      errorCode === "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE" ||
-      errorCode === "INVALID_TWO_FACTOR_COOKIE"
+      answer.code === "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE" ||
+      answer.code === "INVALID_TWO_FACTOR_COOKIE"
     ) {
       return {
         ok: false,
@@ -242,9 +235,7 @@ export async function verifySecondFactor(options: {
         message: CHALLENGE_OVER,
       };
     }
-    if (response.status === 429) {
-      return rateLimited(Number(response.headers.get("X-Retry-After") ?? 60));
-    }
+    if (answer.retryAfterSeconds !== undefined) return rateLimited(answer.retryAfterSeconds);
     return {
       ok: false,
       kind: "invalid",
@@ -256,14 +247,14 @@ export async function verifySecondFactor(options: {
       },
     };
   }
-  const body = (await response.clone().json()) as { token: string; user: { id: string } };
+  const body = (await answer.response.clone().json()) as { token: string; user: { id: string } };
   if (!options.isBackupCode && !(await claimTotpCode(body.user.id, code))) {
     // Accepted by the checker, but seen before: undo the session it just created.
     await getDb().delete(sessionTable).where(eq(sessionTable.token, body.token));
     logger.warn({ userId: body.user.id }, "TOTP replay refused");
     return { ok: false, kind: "unauthenticated", code: "replayed_code", message: REPLAYED_CODE };
   }
-  return { ok: true, headers: cookiesOf(response) };
+  return { ok: true, headers: answer.headers };
 }
 
 /**
@@ -306,20 +297,21 @@ export async function disableTwoFactor(
 ): Promise<AuthResult> {
   const fresh = await assertRecentAuth({ ...options, requireAal2: true });
   if (!fresh.ok) return fresh;
-  const response = await getAuth().api.disableTwoFactor({
-    body: { password: options.password },
-    headers: options.headers,
-    asResponse: true,
-  });
-  if (!response.ok) {
-    const { message } = await errorMessage(response);
+  const answer = await callAuth((api) =>
+    api.disableTwoFactor({
+      body: { password: options.password },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  if (!answer.ok) {
     return {
       ok: false,
-      kind: appErrorCodeForStatus(response.status),
-      message: message ?? "Could not turn it off.",
+      kind: appErrorCodeForStatus(answer.status),
+      message: answer.message ?? "Could not turn it off.",
     };
   }
-  const headers = cookiesOf(response);
+  const { headers } = answer;
   await getDb()
     .update(sessionTable)
     .set({ aal: "aal1" })

@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, inArray, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { isUuid } from "~/core/ids";
 import { shownName } from "~/core/person";
-import { blockedBetween, canSeePost } from "~/core/visibility.server";
+import { blockedBetween, canSeePost, POST_NOT_FOUND } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { comments, posts, profiles } from "~/db/schema";
 import { recordSocialEvent } from "~/features/notifications/index.server";
-import { isUuid, mentionedUsernames } from "~/features/posts";
-import { POST_NOT_FOUND } from "~/features/posts/index.server";
+import { mentionedUsernames } from "~/features/posts";
 
 /** Spec §9: comments come 12 at a time. */
 export const COMMENTS_PAGE_SIZE = 12;

@@ -2,12 +2,11 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb, rowsOf } from "~/db/client.server";
 import { homeTimeline, posts } from "~/db/schema";
-import { deletePost, updatePost } from "~/features/posts/index.server";
+import { deletePost, listFeed, updatePost } from "~/features/posts/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost, postInput } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { drainFanOut, FANOUT_BATCH, fanOutJob } from "./fanout-jobs.server";
-import { listFeed } from "./feed.server";
 import { fanOutPost, INLINE_FANOUT_LIMIT } from "./timeline.server";
 
 withTestDatabase();

@@ -1,7 +1,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { type DbOrTx, rowsOf } from "~/db/client.server";
 import { follows, homeTimeline, posts } from "~/db/schema";
-import type { Audience } from "~/features/posts";
+import type { Audience } from "~/db/schema/enums";
 import { queueFanOut } from "./fanout-jobs.server";
 
 /** How many of a person's posts a new follower gets in their home timeline right away. */

@@ -4,11 +4,10 @@ import { countStatements, getDb } from "~/db/client.server";
 import { homeTimeline, posts } from "~/db/schema";
 import { blockUser } from "~/features/blocks/index.server";
 import { followUser, unfollowUser } from "~/features/follows/index.server";
-import { deletePost, updatePost } from "~/features/posts/index.server";
+import { deletePost, listFeed, updatePost } from "~/features/posts/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost, postInput } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
-import { listFeed } from "./feed.server";
 import { BACKFILL_LIMIT } from "./timeline.server";
 
 withTestDatabase();

@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
-import { action as journeyAction } from "~/routes/_app/user-journey";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as userJourneyRoute from "~/routes/_app/user-journey";
 import { contextFor, outcomeOf, viewerOf } from "../../../tests/support/admin-fixtures";
 import { createTestUser } from "../../../tests/support/factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { saveJourneySettings } from "./access.server";
 import { detectChapters, listChapters, saveChapter, syncChapters } from "./chapters.server";
 import { loadJourney } from "./journey-page.server";
+
+const { action: journeyAction } = atTheEdge(userJourneyRoute);
 
 withTestDatabase();
 

@@ -17,10 +17,8 @@ import { describeNotification, notificationHref } from "~/features/notifications
 import { listNotifications, unreadCount } from "~/features/notifications/index.server";
 import { exportPersonData } from "~/features/settings/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
-import {
-  action as listeningAction,
-  loader as listeningLoader,
-} from "~/routes/_app/settings-listening";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as settingsListeningRoute from "~/routes/_app/settings-listening";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import {
@@ -34,6 +32,8 @@ import {
 import type { HistoryFile } from "./importers/read-files.server";
 import { setImportReadMode } from "./importers/worker.server";
 import { getJourneyStats } from "./stats.server";
+
+const { action: listeningAction, loader: listeningLoader } = atTheEdge(settingsListeningRoute);
 
 withTestDatabase();
 
@@ -556,11 +556,11 @@ describe("import", () => {
       context: contextFor(other),
       params: {},
     } as unknown as Args<typeof listeningAction>)) as unknown as {
-      data: { error: string };
+      data: { message: string };
       init: { status: number };
     };
     expect(response.init.status).toBe(404);
-    expect(response.data.error).toBe(IMPORT_NOT_FOUND);
+    expect(response.data.message).toBe(IMPORT_NOT_FOUND);
     const [still] = await listListenImports({ userId: owner.id });
     expect(still?.status).toBe("preview");
     expect(await listensOf(owner.id)).toEqual([]);
@@ -641,10 +641,10 @@ describe("import", () => {
       context: contextFor(gus),
       params: {},
     } as unknown as Args<typeof listeningAction>)) as unknown as {
-      data: { error: string };
+      data: { message: string };
       init: { status: number };
     };
     expect(response.init.status).toBe(400);
-    expect(response.data.error).toBe("Choose at least one file to import.");
+    expect(response.data.message).toBe("Choose at least one file to import.");
   });
 });

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
+import { artistKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { journeySettings, nowPlaying } from "~/db/schema";
 import { canSeeJourney } from "./access.server";
-import { artistKey } from "./normalize";
 
 /** What a profile shows while a person's player says it is playing. */
 export interface NowPlayingTrack {

@@ -1,18 +1,19 @@
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
+import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { follows, journeyChapters, listens, media, posts } from "~/db/schema";
 import { getMediaForViewer } from "~/features/media/index.server";
 import { getPost } from "~/features/posts/index.server";
-import { action as journeyAction } from "~/routes/_app/user-journey";
-import { loader as recapLoader } from "~/routes/journey-recap";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as userJourneyRoute from "~/routes/_app/user-journey";
+import * as journeyRecapRoute from "~/routes/journey-recap";
 import { contextFor as sharedContextFor, viewerOf } from "../../../tests/support/admin-fixtures";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { saveJourneySettings } from "./access.server";
 import { loadJourney } from "./journey-page.server";
-import { artistKey, titleKey } from "./normalize";
 import {
   loadRecap,
   postRecap,
@@ -21,6 +22,9 @@ import {
   RECAP_WIDTH,
   RECAPS_OFF_MESSAGE,
 } from "./recap.server";
+
+const { action: journeyAction } = atTheEdge(userJourneyRoute);
+const { loader: recapLoader } = atTheEdge(journeyRecapRoute);
 
 withTestDatabase();
 

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { follows, journeyStatsCache, listens, user } from "~/db/schema";
 import { blockUser } from "~/features/blocks/index.server";
@@ -8,7 +9,6 @@ import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { getJourneyAccess, getJourneySettings, saveJourneySettings } from "./access.server";
 import { loadJourney, loadJourneySummary } from "./journey-page.server";
-import { artistKey, titleKey } from "./normalize";
 import { resolvePeriod } from "./period";
 import { currentStreak, getJourneyStats, longestStreak } from "./stats.server";
 import { compareTastes, getTasteMatch } from "./taste.server";

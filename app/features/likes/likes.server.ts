@@ -1,13 +1,12 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { isUuid } from "~/core/ids";
 import { withShownName } from "~/core/person";
 import { personColumns } from "~/core/person.server";
-import { blockedBetween, canSeePost } from "~/core/visibility.server";
+import { blockedBetween, canSeePost, POST_NOT_FOUND } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { postLikes, posts, profiles } from "~/db/schema";
 import { recordSocialEvent } from "~/features/notifications/index.server";
-import { isUuid } from "~/features/posts";
-import { POST_NOT_FOUND } from "~/features/posts/index.server";
 
 export interface LikeState {
   liked: boolean;

@@ -1,12 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
-import { getDb } from "~/db/client.server";
-import { EMAIL_KINDS, type EmailKind, emailPreferences, profiles } from "~/db/schema";
-import { isNotificationKind, type NotificationKind } from "~/features/notifications";
-import {
-  getNotificationPreferences,
-  setNotificationPreference,
-} from "~/features/notifications/index.server";
+import { EMAIL_KINDS, type EmailKind } from "~/db/schema";
+import { isNotificationKind, type NotificationKind } from "~/db/schema/enums";
 import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 
 /**
@@ -61,47 +55,4 @@ export function unsubscribeHeaders(url: string): Record<string, string> {
     "List-Unsubscribe": `<${url}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
   };
-}
-
-/** Turns one kind of mail on or off for a person. Returns false when the account is gone. */
-export async function setEmailPreference(options: {
-  userId: string;
-  kind: UnsubscribeKind;
-  isSubscribed: boolean;
-}): Promise<boolean> {
-  const { kind } = options;
-  const db = getDb();
-  const [exists] = await db
-    .select({ userId: profiles.userId })
-    .from(profiles)
-    .where(eq(profiles.userId, options.userId));
-  if (!exists) return false;
-  if (isNotificationKind(kind)) {
-    await setNotificationPreference({ userId: options.userId, kind, email: options.isSubscribed });
-    return true;
-  }
-  await db
-    .insert(emailPreferences)
-    .values({ userId: options.userId, kind, isSubscribed: options.isSubscribed })
-    .onConflictDoUpdate({
-      target: [emailPreferences.userId, emailPreferences.kind],
-      set: { isSubscribed: options.isSubscribed, updatedAt: sql`now()` },
-    });
-  return true;
-}
-
-/** Whether a person gets mail of `kind` (yes unless they turned it off). */
-export async function isSubscribedTo(options: {
-  userId: string;
-  kind: UnsubscribeKind;
-}): Promise<boolean> {
-  const { kind } = options;
-  if (isNotificationKind(kind)) {
-    return (await getNotificationPreferences(options.userId))[kind].email;
-  }
-  const [row] = await getDb()
-    .select({ isSubscribed: emailPreferences.isSubscribed })
-    .from(emailPreferences)
-    .where(and(eq(emailPreferences.userId, options.userId), eq(emailPreferences.kind, kind)));
-  return row?.isSubscribed ?? true;
 }

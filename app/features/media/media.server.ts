@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { isUuid } from "~/core/ids";
 import { canSeePost } from "~/core/visibility.server";
 import { type DbOrTx, getDb } from "~/db/client.server";
 import { media, posts } from "~/db/schema";
-import { IMAGE_MAX_BYTES, isUuid } from "~/features/posts";
 import { loadSharp } from "~/lib/lazy-module.server";
+import { IMAGE_MAX_BYTES } from "./constants";
 
 /** Longest side of a stored image, in pixels. */
 export const IMAGE_MAX_SIDE = 1600;

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
+import { publishLive } from "~/core/live-bus.server";
 import { withShownName } from "~/core/person";
 import { blockedBetween, canSeePost } from "~/core/visibility.server";
 import { getDb, rowsOf } from "~/db/client.server";
@@ -13,7 +14,6 @@ import {
   profiles,
 } from "~/db/schema";
 import { postArtUrl } from "~/features/artwork";
-import { publishLive } from "~/features/realtime/index.server";
 import { isNotificationKind } from "./kinds";
 import type { NotificationActor, NotificationPage, NotificationView } from "./types";
 

@@ -1,7 +1,10 @@
 import type { NotificationKind } from "~/db/schema/enums";
-import { NOTIFICATION_KINDS } from "~/db/schema/enums";
 
-export { NOTIFICATION_KINDS, type NotificationKind } from "~/db/schema/enums";
+export {
+  isNotificationKind,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+} from "~/db/schema/enums";
 
 export interface NotificationPreference {
   inApp: boolean;
@@ -36,7 +39,3 @@ export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
 
 /** Kinds about the person's own things, not someone else's doing (no "who" in the sentence). */
 export const SELF_NOTIFICATION_KINDS: readonly NotificationKind[] = ["listen_import"];
-
-export function isNotificationKind(value: unknown): value is NotificationKind {
-  return typeof value === "string" && (NOTIFICATION_KINDS as readonly string[]).includes(value);
-}

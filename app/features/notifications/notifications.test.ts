@@ -10,9 +10,7 @@ import {
   createMailTransport,
   createUnsubscribeToken,
   deliverDueMail,
-  isSubscribedTo,
   readUnsubscribeToken,
-  setEmailPreference,
   setMailTransport,
 } from "~/features/mail/index.server";
 import {
@@ -28,7 +26,12 @@ import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { createTestPost, postInput } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { describeNotification, notificationHref } from "./describe";
-import { getNotificationPreferences, setNotificationPreference } from "./preferences.server";
+import {
+  getNotificationPreferences,
+  isSubscribedTo,
+  setEmailPreference,
+  setNotificationPreference,
+} from "./preferences.server";
 
 withTestDatabase();
 

@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { publishLive } from "~/core/live-bus.server";
 import { blockedBetween, canSeePost } from "~/core/visibility.server";
 import { type DbOrTx, rowsOf } from "~/db/client.server";
 import {
@@ -8,7 +9,6 @@ import {
   posts,
   profiles,
 } from "~/db/schema";
-import { publishLive } from "~/features/realtime/index.server";
 import { queueListenImportMail, queueNotificationMail } from "./email.server";
 import { NOTIFICATION_DEFAULTS, type NotificationKind } from "./kinds";
 

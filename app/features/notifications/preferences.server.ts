@@ -1,7 +1,9 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type DbOrTx, getDb } from "~/db/client.server";
-import { notificationPreferences } from "~/db/schema";
+import { emailPreferences, notificationPreferences, profiles } from "~/db/schema";
+import type { UnsubscribeKind } from "~/features/mail/index.server";
 import {
+  isNotificationKind,
   NOTIFICATION_DEFAULTS,
   NOTIFICATION_KINDS,
   type NotificationKind,
@@ -47,4 +49,47 @@ export async function setNotificationPreference(options: {
       });
     return next;
   });
+}
+
+/** Turns one kind of mail on or off for a person. Returns false when the account is gone. */
+export async function setEmailPreference(options: {
+  userId: string;
+  kind: UnsubscribeKind;
+  isSubscribed: boolean;
+}): Promise<boolean> {
+  const { kind } = options;
+  const db = getDb();
+  const [exists] = await db
+    .select({ userId: profiles.userId })
+    .from(profiles)
+    .where(eq(profiles.userId, options.userId));
+  if (!exists) return false;
+  if (isNotificationKind(kind)) {
+    await setNotificationPreference({ userId: options.userId, kind, email: options.isSubscribed });
+    return true;
+  }
+  await db
+    .insert(emailPreferences)
+    .values({ userId: options.userId, kind, isSubscribed: options.isSubscribed })
+    .onConflictDoUpdate({
+      target: [emailPreferences.userId, emailPreferences.kind],
+      set: { isSubscribed: options.isSubscribed, updatedAt: sql`now()` },
+    });
+  return true;
+}
+
+/** Whether a person gets mail of `kind` (yes unless they turned it off). */
+export async function isSubscribedTo(options: {
+  userId: string;
+  kind: UnsubscribeKind;
+}): Promise<boolean> {
+  const { kind } = options;
+  if (isNotificationKind(kind)) {
+    return (await getNotificationPreferences(options.userId))[kind].email;
+  }
+  const [row] = await getDb()
+    .select({ isSubscribed: emailPreferences.isSubscribed })
+    .from(emailPreferences)
+    .where(and(eq(emailPreferences.userId, options.userId), eq(emailPreferences.kind, kind)));
+  return row?.isSubscribed ?? true;
 }

@@ -12,7 +12,7 @@ import {
   notifyUserBlocked,
   notifyUserFollowed,
   notifyUserUnfollowed,
-} from "./index.server";
+} from "./notify.server";
 
 /** Records a social event (core/social-events.ts) in the transaction of the change. */
 export async function recordSocialEvent(tx: DbOrTx, event: SocialEvent): Promise<void> {

@@ -1,6 +1,6 @@
-import { listProfilePosts } from "~/features/feed/index.server";
 import { getVisibleNowPlaying, type NowPlayingTrack } from "~/features/journey/index.server";
 import type { PostPage } from "~/features/posts/index.server";
+import { listProfilePosts } from "~/features/posts/index.server";
 import { getProfile, listTopArtists, type ProfileData, type TopArtist } from "./people.server";
 
 export interface ProfilePageData {

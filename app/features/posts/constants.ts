@@ -1,6 +1,7 @@
 /** Post constants shared by the database schema, the server and the browser. */
 
 import type { Audience, PostKind } from "~/db/schema/enums";
+import { IMAGE_MAX_BYTES } from "~/features/media";
 
 export { AUDIENCES, type Audience, POST_KINDS, type PostKind } from "~/db/schema/enums";
 
@@ -10,8 +11,6 @@ export const NOTE_MAX_LENGTH = 2000;
 export const MUSIC_FIELD_MAX_LENGTH = 200;
 /** Longest comment (characters). */
 export const COMMENT_MAX_LENGTH = 1000;
-/** Largest image upload accepted (bytes). */
-export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
 /** Largest composer request body: the image with room for the other fields (bytes). */
 export const UPLOAD_BODY_MAX_BYTES = IMAGE_MAX_BYTES + 256 * 1024;
 
@@ -46,27 +45,3 @@ export const MOOD_KEYS = MOODS.map((m) => m.key) as [MoodKey, ...MoodKey[]];
 export function moodOf(key: string | null | undefined) {
   return MOODS.find((m) => m.key === key) ?? null;
 }
-
-/** Canonical UUID text (any version): what PostgreSQL's uuid type accepts as a post id. */
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string | null | undefined): value is string {
-  return typeof value === "string" && UUID_PATTERN.test(value);
-}
-
-/** Why someone reports a post or comment, as the report form offers it. */
-export const REPORT_REASON_LABELS = {
-  spam: "Spam or scam",
-  harassment: "Harassment or bullying",
-  hate: "Hate speech",
-  sexual: "Sexual content",
-  violence: "Violence or threats",
-  copyright: "Copyright infringement",
-  other: "Something else",
-} as const;
-
-export type ReportReasonKey = keyof typeof REPORT_REASON_LABELS;
-export const REPORT_REASON_KEYS = Object.keys(REPORT_REASON_LABELS) as [
-  ReportReasonKey,
-  ...ReportReasonKey[],
-];

@@ -18,11 +18,11 @@ import {
 } from "~/features/follows/index.server";
 import { likePost, listLikers, unlikePost } from "~/features/likes/index.server";
 import { getProfile, listTopArtists } from "~/features/people/index.server";
+import { REPORT_REASON_KEYS } from "~/features/reports";
 import { reportComment, reportPost } from "~/features/reports/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost, postInput } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
-import { REPORT_REASON_KEYS } from "./constants";
 import { deletePost, getPost, suggestMusic, updatePost } from "./posts.server";
 import { postInputSchema } from "./schemas";
 

@@ -1,4 +1,5 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { isUuid } from "~/core/ids";
 import { shownName } from "~/core/person";
 import { canSeePost } from "~/core/visibility.server";
 import { type DbOrTx, getDb, rowsOf } from "~/db/client.server";
@@ -12,7 +13,7 @@ import {
   posts,
   profiles,
 } from "~/db/schema";
-import { type Audience, isUuid, type PostKind } from "./constants";
+import type { Audience, PostKind } from "./constants";
 
 /** Posts per feed page (home, everyone, profile). */
 export const FEED_PAGE_SIZE = 20;
@@ -252,7 +253,7 @@ function toCard(r: CardRow): PostCardData {
 /**
  * The page as ONE statement: the inner query picks the posts (see pageOfPosts), the outer one
  * adds authors, images, counts and the viewer's relation per post. Exported for the test that
- * holds `timelineRows` to it (app/features/feed/feed-page-function.test.ts).
+ * holds `timelineRows` to it (app/features/posts/feed-page-function.test.ts).
  */
 export function queryRows(
   db: DbOrTx,

@@ -1,17 +1,17 @@
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { isUuid } from "~/core/ids";
+import { POST_NOT_FOUND } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { media, posts, profiles } from "~/db/schema";
 import { fanOutPost, refanOutPost } from "~/features/feed/index.server";
 import { type ProcessedImage, storeImage } from "~/features/media/index.server";
 import { recordSocialEvent } from "~/features/notifications/index.server";
 import { requestUnfurl } from "~/features/unfurl/index.server";
-import { type Audience, isUuid } from "./constants";
+import type { Audience } from "./constants";
 import { mentionedUsernames } from "./note";
 import { type PostCardData, selectPostCards } from "./post-cards.server";
 import type { PostInput } from "./schemas";
-
-export const POST_NOT_FOUND = "This post does not exist, or you cannot see it.";
 
 export interface CreatePostOptions {
   viewerId: string;

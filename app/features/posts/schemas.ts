@@ -6,7 +6,6 @@ import {
   MUSIC_FIELD_MAX_LENGTH,
   NOTE_MAX_LENGTH,
   POST_KINDS,
-  REPORT_REASON_KEYS,
 } from "./constants";
 
 const optionalText = (max: number, label: string) =>
@@ -92,14 +91,4 @@ export const commentInputSchema = z.object({
       COMMENT_MAX_LENGTH,
       `Keep comments under ${COMMENT_MAX_LENGTH.toLocaleString("en")} characters.`,
     ),
-});
-
-export const reportInputSchema = z.object({
-  reason: z.enum(REPORT_REASON_KEYS, { error: "Choose a reason." }),
-  details: z
-    .string()
-    .trim()
-    .max(1000, "Keep the details under 1,000 characters.")
-    .optional()
-    .transform((v) => v ?? ""),
 });

@@ -1,4 +1,5 @@
 import { inArray, sql } from "drizzle-orm";
+import { type LiveMessage, type LiveSubscription, subscribeLive } from "~/core/live-bus.server";
 import { logger } from "~/core/logger.server";
 import { blockedBetween } from "~/core/visibility.server";
 import { type DatabaseHandle, getDb, rowsOf } from "~/db/client.server";
@@ -9,7 +10,6 @@ import {
   notificationsAfter,
   unreadCount,
 } from "~/features/notifications/index.server";
-import { type LiveMessage, type LiveSubscription, subscribeLive } from "./bus.server";
 import { HEARTBEAT_MS, type LiveEvent } from "./protocol";
 
 /** One browser's open event stream. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishLive } from "~/core/live-bus.server";
 import { getDb, setDatabase } from "~/db/client.server";
 import { session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
@@ -10,7 +11,7 @@ import { likePost } from "~/features/likes/index.server";
 import { markAllRead } from "~/features/notifications/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
-import { publishLive } from "./bus.server";
+import { waitUntil } from "../../../tests/support/wait-for";
 import { type LiveHub, type LiveStream, startLiveHub, stopLiveHub } from "./hub.server";
 import { parseEventStream } from "./live-client";
 
@@ -53,13 +54,8 @@ function openStream(userId: string, lastSeq: number, sessionId = `no-session-${u
   };
 }
 
-async function until(check: () => boolean, what: string) {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Waits for what the stream should show (a generous deadline: the machine may be busy). */
+const until = (check: () => boolean, what: string) => waitUntil(what, check);
 
 describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
   it("pushes a committed notification with its seq as the event id, and the unread count", async () => {

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitUntil } from "../../../tests/support/wait-for";
 import { LiveClient, type LiveStatus, parseEventStream } from "./live-client";
 import { HEARTBEAT_MS, type LiveEvent, RECONNECT_DELAYS_MS, SILENCE_TIMEOUT_MS } from "./protocol";
 
@@ -69,13 +70,8 @@ function manualTimers() {
   };
 }
 
-async function until(check: () => boolean, what: string) {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Waits for what the stream should show (a generous deadline: the machine may be busy). */
+const until = (check: () => boolean, what: string) => waitUntil(what, check);
 
 function frame(type: string, data: unknown, id?: number) {
   return `${id === undefined ? "" : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;

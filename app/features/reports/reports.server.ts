@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
-import { blockedBetween, canSeePost } from "~/core/visibility.server";
+import { isUuid } from "~/core/ids";
+import { blockedBetween, canSeePost, POST_NOT_FOUND } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { comments, posts, reports } from "~/db/schema";
-import { isUuid, type ReportReasonKey } from "~/features/posts";
-import { POST_NOT_FOUND } from "~/features/posts/index.server";
+import type { ReportReasonKey } from "./reasons";
 
 export const CANNOT_REPORT_OWN = "You cannot report your own post or comment.";
 

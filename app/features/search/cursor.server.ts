@@ -1,4 +1,4 @@
-import { isUuid } from "~/features/posts";
+import { isUuid } from "~/core/ids";
 
 /**
  * Keyset cursors of the search lists: the sort values of the last row shown, as base64url JSON.

@@ -3,10 +3,13 @@ import { RouterContextProvider } from "react-router";
 import { describe, expect, it } from "vitest";
 import { countStatements } from "~/db/client.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
-import { loader } from "~/routes/_app/search";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as searchRoute from "~/routes/_app/search";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
+
+const { loader } = atTheEdge(searchRoute);
 
 withTestDatabase();
 

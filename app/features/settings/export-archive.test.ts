@@ -10,7 +10,8 @@ import { getDb } from "~/db/client.server";
 import { dataExportChunks, dataExports, listens, mailOutbox } from "~/db/schema";
 import { processImage } from "~/features/media/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
-import { loader as archiveLoader } from "~/routes/_app/settings-data-archive";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as settingsDataArchiveRoute from "~/routes/_app/settings-data-archive";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
@@ -24,6 +25,8 @@ import {
 import { setAvatar } from "./profile.server";
 
 const settleDataExports = () => drainJobs([dataExportJob]);
+
+const { loader: archiveLoader } = atTheEdge(settingsDataArchiveRoute);
 
 withTestDatabase();
 
@@ -156,7 +159,12 @@ describe("data export archive", () => {
         () => null,
         (e: unknown) => e,
       );
-      expect((refused as { init?: { status: number } })?.init?.status).toBe(404);
+      expect(refused).toBeInstanceOf(Response);
+      expect((refused as Response).status).toBe(404);
+      expect(await (refused as Response).json()).toMatchObject({
+        ok: false,
+        message: "This download is not available. Prepare a new one.",
+      });
     }
 
     // Expired: gone, and the link stops working.

@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { listens } from "~/db/schema";
 import { getJourneySettings } from "~/features/journey/index.server";
-import { action as privacyAction, loader as privacyLoader } from "~/routes/_app/settings-privacy";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as settingsPrivacyRoute from "~/routes/_app/settings-privacy";
 import { contextFor, outcomeOf, viewerOf } from "../../../tests/support/admin-fixtures";
 import { createTestUser } from "../../../tests/support/factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
+
+const { action: privacyAction, loader: privacyLoader } = atTheEdge(settingsPrivacyRoute);
 
 withTestDatabase();
 

@@ -1,5 +1,4 @@
 import { AppError } from "~/core/errors";
-import { isSubscribedTo, setEmailPreference } from "~/features/mail/index.server";
 import {
   NOTIFICATION_KIND_LABELS,
   NOTIFICATION_KINDS,
@@ -8,6 +7,8 @@ import {
 } from "~/features/notifications";
 import {
   getNotificationPreferences,
+  isSubscribedTo,
+  setEmailPreference,
   setNotificationPreference,
 } from "~/features/notifications/index.server";
 

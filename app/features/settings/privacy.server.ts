@@ -1,11 +1,11 @@
 import { desc, eq } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { artistKey } from "~/core/music-keys";
 import { withShownName } from "~/core/person";
 import { personColumns } from "~/core/person.server";
 import { getDb } from "~/db/client.server";
 import { blocks, profiles } from "~/db/schema";
 import { acceptAllFollowRequests } from "~/features/follows/index.server";
-import { artistKey } from "~/features/journey";
 import {
   getJourneySettings,
   type JourneySettings,

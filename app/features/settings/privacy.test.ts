@@ -5,7 +5,6 @@ import { isAppError } from "~/core/errors";
 import { getDb } from "~/db/client.server";
 import { followRequests, follows, posts, profiles } from "~/db/schema";
 import { blockUser } from "~/features/blocks/index.server";
-import { listFeed } from "~/features/feed/index.server";
 import {
   acceptFollowRequest,
   cancelFollowRequest,
@@ -17,17 +16,21 @@ import {
 } from "~/features/follows/index.server";
 import { listNotifications } from "~/features/notifications/index.server";
 import { getProfile } from "~/features/people/index.server";
-import { createPost, getPost, postInputSchema } from "~/features/posts/index.server";
+import { createPost, getPost, listFeed, postInputSchema } from "~/features/posts/index.server";
 import { searchPeople } from "~/features/search/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
-import { action as privacyAction, loader as privacyLoader } from "~/routes/_app/settings-privacy";
-import { action as profileAction } from "~/routes/_app/settings-profile";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as settingsPrivacyRoute from "~/routes/_app/settings-privacy";
+import * as settingsProfileRoute from "~/routes/_app/settings-profile";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
 import { FAVOURITE_MAX_LENGTH, FAVOURITES_MAX_COUNT } from "./constants";
 import { getPrivacySettings, savePrivacySettings } from "./privacy.server";
 import { getProfileSettings, updateProfile } from "./profile.server";
+
+const { action: privacyAction, loader: privacyLoader } = atTheEdge(settingsPrivacyRoute);
+const { action: profileAction } = atTheEdge(settingsProfileRoute);
 
 withTestDatabase();
 

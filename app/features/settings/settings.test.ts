@@ -9,14 +9,15 @@ import { media, profiles, session, user } from "~/db/schema";
 import { blockUser } from "~/features/blocks/index.server";
 import { addComment } from "~/features/comments/index.server";
 import { likePost } from "~/features/likes/index.server";
-import { setEmailPreference } from "~/features/mail/index.server";
 import { NOT_AN_IMAGE } from "~/features/media/index.server";
+import { setEmailPreference } from "~/features/notifications/index.server";
 import { loadProfilePage } from "~/features/people/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
-import { action as accountAction } from "~/routes/_app/settings-account";
-import { loader as exportLoader } from "~/routes/_app/settings-data-export";
-import { action as notificationsAction } from "~/routes/_app/settings-notifications";
-import { action as profileAction, loader as profileLoader } from "~/routes/_app/settings-profile";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as settingsAccountRoute from "~/routes/_app/settings-account";
+import * as settingsDataExportRoute from "~/routes/_app/settings-data-export";
+import * as settingsNotificationsRoute from "~/routes/_app/settings-notifications";
+import * as settingsProfileRoute from "~/routes/_app/settings-profile";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
@@ -26,6 +27,11 @@ import { getNotificationSettings, saveNotificationSettings } from "./notificatio
 import { listBlockedPeople } from "./privacy.server";
 import { checkUsername, removeAvatar, setAvatar, updateProfile } from "./profile.server";
 import { listSessions, revokeOtherSessions, revokeSession } from "./sessions.server";
+
+const { action: accountAction } = atTheEdge(settingsAccountRoute);
+const { loader: exportLoader } = atTheEdge(settingsDataExportRoute);
+const { action: notificationsAction } = atTheEdge(settingsNotificationsRoute);
+const { action: profileAction, loader: profileLoader } = atTheEdge(settingsProfileRoute);
 
 withTestDatabase();
 

@@ -4,9 +4,8 @@ import { account, user } from "~/db/schema";
 import {
   type AuthFailure,
   assertRecentAuth,
+  callAuth,
   configuredProviders,
-  cookiesOf,
-  getAuth,
   isPlaceholderEmail,
   OAUTH_LABELS,
   type OAuthProvider,
@@ -185,25 +184,27 @@ export async function startLinkOAuth(options: {
       message: "That sign-in provider is not available.",
     };
   }
-  const response = await getAuth().api.linkSocialAccount({
-    body: {
-      provider,
-      callbackURL: "/settings/account",
-      errorCallbackURL: "/settings/account?link=failed",
-    },
-    headers: options.headers,
-    asResponse: true,
-  });
-  const body = (await response
+  const answer = await callAuth((api) =>
+    api.linkSocialAccount({
+      body: {
+        provider,
+        callbackURL: "/settings/account",
+        errorCallbackURL: "/settings/account?link=failed",
+      },
+      headers: options.headers,
+      asResponse: true,
+    }),
+  );
+  const body = (await answer.response
     .clone()
     .json()
     .catch(() => ({}))) as { url?: string };
-  if (!response.ok || !body.url) {
+  if (!answer.ok || !body.url) {
     return {
       ok: false,
       kind: "upstream",
       message: `We could not reach ${OAUTH_LABELS[provider]}. Please try again.`,
     };
   }
-  return { ok: true, headers: cookiesOf(response), url: body.url };
+  return { ok: true, headers: answer.headers, url: body.url };
 }

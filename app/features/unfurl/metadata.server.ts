@@ -1,5 +1,5 @@
+import type { RecognizedLink, StreamingService } from "~/core/streaming-links";
 import { type ProcessedImage, processImage } from "~/features/media/index.server";
-import type { RecognizedLink, StreamingService } from "~/features/posts";
 import { FetchRefused, type Lookup, safeFetch } from "./safe-fetch.server";
 
 /**

@@ -1,10 +1,10 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { defineJob, drainJobs, stringFields } from "~/core/jobs/index.server";
+import { publishLive } from "~/core/live-bus.server";
 import { logger } from "~/core/logger.server";
+import { EMBED_ORIGINS, recognizeLink } from "~/core/streaming-links";
 import { type DbOrTx, getDb } from "~/db/client.server";
 import { linkUnfurls, posts } from "~/db/schema";
-import { EMBED_ORIGINS, recognizeLink } from "~/features/posts";
-import { publishLive } from "~/features/realtime/index.server";
 import { type Env, getEnv } from "~/lib/env.server";
 import { fetchLinkMetadata, type UnfurlConfig } from "./metadata.server";
 import { FetchRefused } from "./safe-fetch.server";

@@ -3,14 +3,16 @@ import { renderToString } from "react-dom/server";
 import { createRoutesStub } from "react-router";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EMBED_ORIGINS } from "~/core/streaming-links";
 import { getDb } from "~/db/client.server";
 import { linkUnfurls } from "~/db/schema";
 import { likePost } from "~/features/likes/index.server";
 import { listNotifications } from "~/features/notifications/index.server";
-import { EMBED_ORIGINS, PostCard } from "~/features/posts";
+import { PostCard } from "~/features/posts";
 import { getPost } from "~/features/posts/index.server";
 import { parseEnv } from "~/lib/env.server";
-import { loader as artLoader } from "~/routes/art";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as artRoute from "~/routes/art";
 import { contentSecurityPolicy } from "~/security.server";
 import { createTestUser } from "../../../tests/support/factories";
 import {
@@ -22,6 +24,8 @@ import { withTestDatabase } from "../../../tests/support/test-database";
 import type { UnfurlConfig } from "./metadata.server";
 import { FetchRefused, isPublicAddress, safeFetch } from "./safe-fetch.server";
 import { getArtwork, processPendingUnfurls, unfurlConfigFromEnv } from "./unfurl.server";
+
+const { loader: artLoader } = atTheEdge(artRoute);
 
 withTestDatabase();
 

@@ -1,10 +1,8 @@
 import { data, redirect } from "react-router";
-import { isAppError, statusForAppError } from "~/core/errors";
 import { ChatScreen } from "~/features/assistant/components/chat-screen";
 import type { ChatActionData } from "~/features/assistant/constants";
 import { ASSISTANT_MESSAGE_MAX_LENGTH } from "~/features/assistant/constants";
 import {
-  CONVERSATION_NOT_FOUND,
   deleteConversation,
   getConversation,
   listConversations,
@@ -18,6 +16,7 @@ import { requireUser } from "~/features/auth/guards.server";
 import { createPost } from "~/features/posts/posts.server";
 import { postInputSchema } from "~/features/posts/schemas";
 import { formStrings, invalidForm } from "~/lib/forms";
+import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/chatbot";
 
@@ -29,10 +28,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const [conversations, conversation] = await Promise.all([
     listConversations({ userId: viewer.id }),
     selected
-      ? getConversation({ userId: viewer.id, conversationId: selected }).catch((error) => {
-          if (isAppError(error)) throw data(CONVERSATION_NOT_FOUND, { status: 404 });
-          throw error;
-        })
+      ? getConversation({ userId: viewer.id, conversationId: selected })
       : Promise.resolve(null),
   ]);
   return { conversations, conversation, maxLength: ASSISTANT_MESSAGE_MAX_LENGTH };
@@ -54,7 +50,12 @@ export async function action({ context, request }: Route.ActionArgs) {
   const parsed = chatActionSchema.safeParse(strings);
   if (!parsed.success) throw data("Unknown action", { status: 400 });
   const input = parsed.data;
-  try {
+  // A refusal answers with the chat's shape: the message as typed, when sending it failed.
+  const echo =
+    input.intent === "send"
+      ? { intent: "send", typed: input.message.slice(0, 5000) }
+      : { intent: "other" };
+  return forForm(echo, async () => {
     switch (input.intent) {
       case "send": {
         const turn = await startTurn({
@@ -105,17 +106,7 @@ export async function action({ context, request }: Route.ActionArgs) {
         });
       }
     }
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    const status = statusForAppError(error.code);
-    if (input.intent === "send") {
-      return data<ChatActionData>(
-        { intent: "send", error: error.message, message: input.message.slice(0, 5000) },
-        { status },
-      );
-    }
-    return data<ChatActionData>({ intent: "other", error: error.message }, { status });
-  }
+  });
 }
 
 export default function Page({ loaderData, actionData }: Route.ComponentProps) {

@@ -1,7 +1,8 @@
 import { data, Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
-import { confirmEmail, failureInit } from "~/features/auth/accounts.server";
+import { confirmEmail } from "~/features/auth/accounts.server";
 import { requireUser } from "~/features/auth/guards.server";
+import { refuse } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/confirm-email";
 
@@ -23,7 +24,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       { headers: result.headers },
     );
   }
-  return data({ problem: result.message ?? "This link is not valid." }, failureInit(result));
+  return refuse(result, { problem: result.message ?? "This link is not valid." });
 }
 
 export default function ConfirmEmail({ loaderData }: Route.ComponentProps) {

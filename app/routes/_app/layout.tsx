@@ -4,11 +4,8 @@ import { AppHeader, type HeaderViewer } from "~/components/layout/app-header";
 import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { SiteFooter } from "~/components/layout/site-footer";
 import { redirectRulesMiddleware } from "~/features/auth/guards.server";
-import {
-  UnreadBadge,
-  useNotificationsLabel,
-} from "~/features/notifications/components/unread-badge";
 import { LiveStatus } from "~/features/realtime/components/live-status";
+import { UnreadBadge, useNotificationsLabel } from "~/features/realtime/components/unread-badge";
 import { LiveProvider } from "~/features/realtime/live-provider";
 import { HeaderSearch } from "~/features/search/components/header-search";
 import { LivePreviews } from "~/features/unfurl/components/live-previews";

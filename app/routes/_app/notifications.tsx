@@ -9,9 +9,9 @@ import { requireUser } from "~/features/auth/guards.server";
 import { NotificationItem } from "~/features/notifications/components/notification-item";
 import { listNotifications, markAllRead, markRead } from "~/features/notifications/inbox.server";
 import type { NotificationView } from "~/features/notifications/types";
-import { DiscoverPanel } from "~/features/people/components/discover-panel";
-import { loadDiscovery } from "~/features/people/discovery.server";
 import { useLive, useLiveEvents } from "~/features/realtime/live-provider";
+import { DiscoverPanel } from "~/features/search/components/discover-panel";
+import { loadDiscovery } from "~/features/search/discovery.server";
 import { usePagedList } from "~/lib/use-paged-list";
 import type { Route } from "./+types/notifications";
 

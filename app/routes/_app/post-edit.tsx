@@ -1,7 +1,6 @@
 import { data, Link } from "react-router";
 import { Icon } from "~/components/ui/icon";
 import { PageHeader } from "~/components/ui/page-header";
-import { isAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { Composer } from "~/features/posts/components/composer";
 import { parsePostForm } from "~/features/posts/post-form.server";
@@ -11,26 +10,16 @@ import type { Route } from "./+types/post-edit";
 
 export const meta: Route.MetaFunction = () => [{ title: "Edit post · Soundtrail" }];
 
-async function ownPostOr404(viewerId: string, postId: string, request: Request) {
-  try {
-    return await getOwnPost({ viewerId, postId });
-  } catch (error) {
-    if (isAppError(error)) {
-      throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 });
-    }
-    throw error;
-  }
-}
-
 export async function loader({ params, request, context }: Route.LoaderArgs) {
   const viewer = requireUser(context, request);
-  const post = await ownPostOr404(viewer.id, params.id, request);
+  const post = await getOwnPost({ viewerId: viewer.id, postId: params.id });
   return { post };
 }
 
 export async function action({ params, request, context }: Route.ActionArgs) {
   const viewer = requireUser(context, request);
-  await ownPostOr404(viewer.id, params.id, request);
+  // Before the upload is read: someone else's post costs no image processing.
+  await getOwnPost({ viewerId: viewer.id, postId: params.id });
   const parsed = await parsePostForm(request);
   if (!parsed.ok) {
     const { form: _form, ...failure } = parsed;

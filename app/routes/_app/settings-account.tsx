@@ -5,7 +5,6 @@ import {
   deleteAccount,
   requestPhoneChange,
 } from "~/features/auth/account-changes.server";
-import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { requireUser } from "~/features/auth/guards.server";
 import { normalizePhone } from "~/features/auth/schemas";
 import { getAccountOverview } from "~/features/settings/account.server";
@@ -17,6 +16,7 @@ import {
   unlinkSignInMethod,
 } from "~/features/settings/sign-in-methods.server";
 import { type FormFailure, formFailure, formStrings } from "~/lib/forms";
+import { type ExpectedFailure, refuse } from "~/lib/route-errors.server";
 import { flashToastCookie, redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-account";
 
@@ -32,15 +32,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return { account, signInMethods, username: viewer.username, linkFailed };
 }
 
-function refuse(
-  intent: string,
-  values: Record<string, string>,
-  failure: FormFailure,
-  init: ResponseInit,
-) {
+function refused(intent: string, values: Record<string, string>, failure: ExpectedFailure) {
   // The password and code are never sent back; what was typed elsewhere is.
   const { password: _password, code: _code, ...kept } = values;
-  return data({ intent, ...failure, values: kept, phoneSent: null as string | null }, init);
+  return refuse(failure, { intent, values: kept, phoneSent: null as string | null });
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
@@ -57,12 +52,13 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (intent === "email") {
     const parsed = emailChangeSchema.safeParse({ newEmail: values.newEmail?.trim() });
     if (!parsed.success) {
-      return refuse(intent, values, formFailure({ newEmail: ["Enter a valid e-mail address."] }), {
-        status: 400,
+      return refused(intent, values, {
+        kind: "invalid",
+        fieldErrors: { newEmail: ["Enter a valid e-mail address."] },
       });
     }
     const result = await changeEmail({ ...reauth, newEmail: parsed.data.newEmail });
-    if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
+    if (!result.ok) return refused(intent, values, result);
     return redirectWithToast("/settings/account", {
       type: "success",
       title: "Check your new inbox",
@@ -73,20 +69,18 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (intent === "phone-request" || intent === "phone-confirm") {
     const phone = normalizePhone(values.phone ?? "");
     if (!phone) {
-      return refuse(
-        intent,
-        values,
-        formFailure({
+      return refused(intent, values, {
+        kind: "invalid",
+        fieldErrors: {
           phone: [
             "Enter a phone number in international form, starting with + and the country code.",
           ],
-        }),
-        { status: 400 },
-      );
+        },
+      });
     }
     if (intent === "phone-request") {
       const result = await requestPhoneChange({ ...reauth, phone });
-      if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
+      if (!result.ok) return refused(intent, values, result);
       return data({
         intent,
         ok: true as const,
@@ -96,16 +90,15 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
     const result = await confirmPhoneChange({ ...reauth, phone, code: values.smsCode ?? "" });
     if (!result.ok) {
-      const failure = failureData(result);
-      const fieldErrors = { ...failure.fieldErrors };
+      const fieldErrors = { ...result.fieldErrors };
       // The texted code has its own field; the reauth code (authenticator) keeps `code`.
       if (fieldErrors.code && result.code === undefined) {
         fieldErrors.smsCode = fieldErrors.code;
         delete fieldErrors.code;
       }
-      return data(
-        { intent, ...failure, fieldErrors, values: { phone }, phoneSent: phone as string | null },
-        failureInit(result),
+      return refuse(
+        { ...result, fieldErrors },
+        { intent, values: { phone }, phoneSent: phone as string | null },
       );
     }
     return redirectWithToast(
@@ -121,7 +114,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       userId: viewer.id,
       methodId: values.methodId ?? "",
     });
-    if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
+    if (!result.ok) return refused(intent, values, result);
     return redirectWithToast("/settings/account", {
       type: "success",
       title: `Unlinked ${result.label}`,
@@ -131,22 +124,20 @@ export async function action({ context, request }: Route.ActionArgs) {
 
   if (intent === "link") {
     const result = await startLinkOAuth({ provider: values.provider ?? "", headers });
-    if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
+    if (!result.ok) return refused(intent, values, result);
     // The provider's page is another site: a full page load (spec §2).
     return redirect(result.url, { headers: result.headers });
   }
 
   if (intent === "delete") {
     if ((values.confirmUsername ?? "").trim().toLowerCase() !== viewer.username.toLowerCase()) {
-      return refuse(
-        intent,
-        values,
-        formFailure({ confirmUsername: [`Type your username, ${viewer.username}, to confirm.`] }),
-        { status: 400 },
-      );
+      return refused(intent, values, {
+        kind: "invalid",
+        fieldErrors: { confirmUsername: [`Type your username, ${viewer.username}, to confirm.`] },
+      });
     }
     const result = await deleteAccount(reauth);
-    if (!result.ok) return refuse(intent, values, failureData(result), failureInit(result));
+    if (!result.ok) return refused(intent, values, result);
     const responseHeaders = new Headers(result.headers);
     responseHeaders.append(
       "Set-Cookie",
@@ -155,7 +146,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     return redirect("/", { headers: responseHeaders });
   }
 
-  return refuse(intent, values, formFailure({}, "Unknown action."), { status: 400 });
+  return refused(intent, values, { kind: "invalid", message: "Unknown action." });
 }
 
 export default function AccountSettingsPage({ loaderData, actionData }: Route.ComponentProps) {

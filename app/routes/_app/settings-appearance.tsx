@@ -1,7 +1,7 @@
 import { ColorModeSwitch } from "~/components/layout/color-mode-switch";
 import { Card } from "~/components/ui/card";
+import { SectionHeader } from "~/components/ui/section-header";
 import { requireUser } from "~/features/auth/guards.server";
-import { SectionHeader } from "~/features/settings/components/settings-nav";
 import { useColorModePreference } from "~/lib/use-color-mode";
 import type { Route } from "./+types/settings-appearance";
 

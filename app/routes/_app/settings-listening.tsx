@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { data } from "react-router";
 import { z } from "zod";
-import { appErrorInit, isAppError } from "~/core/errors";
+import { AppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { ListeningHistorySettings } from "~/features/journey/components/listening-history";
 import {
@@ -13,7 +12,8 @@ import {
   listListenImports,
 } from "~/features/journey/import.server";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_FILES } from "~/features/journey/import-constants";
-import { saveMultipartFiles } from "~/lib/multipart-files.server";
+import { failureIn } from "~/lib/forms";
+import { saveMultipartFiles } from "~/lib/multipart.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-listening";
 
@@ -33,13 +33,11 @@ const decisionSchema = z.object({
 
 const TOO_LARGE = `The files are too large: at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB can be uploaded at once. Upload them in parts.`;
 
-class FormError extends Error {}
-
 /** Confirms or cancels a preview, as the form's fields say. */
 async function decide(userId: string, fields: Record<string, unknown>) {
   const parsed = decisionSchema.safeParse(fields);
   if (!parsed.success) {
-    throw new FormError(parsed.error.issues[0]?.message ?? "The form could not be read.");
+    throw new AppError("invalid", parsed.error.issues[0]?.message ?? "The form could not be read.");
   }
   const { intent, importId } = parsed.data;
   if (intent === "confirm") {
@@ -76,7 +74,7 @@ async function upload(request: Request, userId: string) {
       return await decide(userId, Object.fromEntries(form.fields));
     }
     const files = form.files.filter((f) => f.field === "files");
-    if (files.length === 0) throw new FormError("Choose at least one file to import.");
+    if (files.length === 0) throw new AppError("invalid", "Choose at least one file to import.");
     const created = await createListenImport({
       userId,
       files: files.map((f) => ({ name: f.name, path: f.path })),
@@ -93,21 +91,16 @@ async function upload(request: Request, userId: string) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireUser(context, request);
-  try {
-    const type = request.headers.get("Content-Type") ?? "";
-    if (/^multipart\/form-data/i.test(type)) return await upload(request, viewer.id);
-    return await decide(viewer.id, Object.fromEntries(await request.formData()));
-  } catch (error) {
-    if (error instanceof FormError) return data({ error: error.message }, { status: 400 });
-    if (isAppError(error)) {
-      return data({ error: error.message }, appErrorInit(error));
-    }
-    throw error;
-  }
+  const type = request.headers.get("Content-Type") ?? "";
+  if (/^multipart\/form-data/i.test(type)) return upload(request, viewer.id);
+  return decide(viewer.id, Object.fromEntries(await request.formData()));
 }
 
 export default function ListeningSettings({ loaderData, actionData }: Route.ComponentProps) {
   return (
-    <ListeningHistorySettings imports={loaderData.imports} error={actionData?.error ?? null} />
+    <ListeningHistorySettings
+      imports={loaderData.imports}
+      error={failureIn(actionData)?.message ?? null}
+    />
   );
 }

@@ -1,5 +1,4 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { unblockUser } from "~/features/blocks/blocks.server";
 import {
@@ -24,6 +23,7 @@ import {
   unhideArtistSchema,
 } from "~/features/settings/schemas";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
+import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-privacy";
 
@@ -55,20 +55,17 @@ export async function action({ context, request }: Route.ActionArgs) {
     if (!parsed.success) {
       return data({ intent, ...invalidForm(parsed.error), values }, { status: 400 });
     }
-    try {
-      const { accepted } = await savePrivacySettings({ userId: viewer.id, ...parsed.data });
-      return redirectWithToast(HERE, {
-        type: "success",
-        title: "Privacy settings saved",
-        description:
-          accepted > 0
-            ? `${accepted} waiting ${accepted === 1 ? "request was" : "requests were"} accepted: anyone may follow you now.`
-            : undefined,
-      });
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      return data({ intent, ...formFailure({}, error.message), values }, appErrorInit(error));
-    }
+    const { accepted } = await forForm({ intent, values }, () =>
+      savePrivacySettings({ userId: viewer.id, ...parsed.data }),
+    );
+    return redirectWithToast(HERE, {
+      type: "success",
+      title: "Privacy settings saved",
+      description:
+        accepted > 0
+          ? `${accepted} waiting ${accepted === 1 ? "request was" : "requests were"} accepted: anyone may follow you now.`
+          : undefined,
+    });
   }
 
   if (intent === "journey") {
@@ -79,17 +76,14 @@ export async function action({ context, request }: Route.ActionArgs) {
     if (!parsed.success) {
       return data({ intent, ...invalidForm(parsed.error), values }, { status: 400 });
     }
-    try {
-      const { added } = await saveJourneyPrivacy({ userId: viewer.id, ...parsed.data });
-      return redirectWithToast(`${HERE}#journey`, {
-        type: "success",
-        title: "Journey settings saved",
-        description: added ? `Others no longer see ${added} in your journey.` : undefined,
-      });
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      return data({ intent, ...formFailure({}, error.message), values }, appErrorInit(error));
-    }
+    const { added } = await forForm({ intent, values }, () =>
+      saveJourneyPrivacy({ userId: viewer.id, ...parsed.data }),
+    );
+    return redirectWithToast(`${HERE}#journey`, {
+      type: "success",
+      title: "Journey settings saved",
+      description: added ? `Others no longer see ${added} in your journey.` : undefined,
+    });
   }
 
   if (intent === "journey-unhide") {
@@ -107,7 +101,7 @@ export async function action({ context, request }: Route.ActionArgs) {
 
   if (intent === "accept" || intent === "decline" || intent === "unblock") {
     const targetId = (intent === "unblock" ? values.userId : values.requesterId) ?? "";
-    try {
+    await forForm({ toast: { to: HERE, title: "That did not work" } }, async () => {
       if (intent === "accept") {
         await acceptFollowRequest({ viewerId: viewer.id, requesterId: targetId });
       } else if (intent === "decline") {
@@ -115,14 +109,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       } else {
         await unblockUser({ viewerId: viewer.id, targetId });
       }
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      return redirectWithToast(HERE, {
-        type: "error",
-        title: "That did not work",
-        description: error.message,
-      });
-    }
+    });
     const who = name || "them";
     return redirectWithToast(
       HERE,

@@ -1,5 +1,4 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { UPLOAD_BODY_MAX_BYTES } from "~/features/posts/constants";
 import { ProfileSettingsForm } from "~/features/settings/components/profile-form";
@@ -13,6 +12,7 @@ import {
 import { profileSchema } from "~/features/settings/schemas";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
 import { readFormData } from "~/lib/multipart.server";
+import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-profile";
 
@@ -31,40 +31,26 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   const viewer = requireUser(context, request);
-  let form: FormData;
-  try {
-    form = await readFormData(request, UPLOAD_BODY_MAX_BYTES);
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    return data(
-      { intent: "avatar", ...formFailure({ avatar: [error.message] }), values: {} },
-      appErrorInit(error),
-    );
-  }
+  const form = await forForm({ intent: "avatar", field: "avatar", values: {} }, () =>
+    readFormData(request, UPLOAD_BODY_MAX_BYTES),
+  );
   const values = formStrings(form);
   const intent = values.intent ?? "profile";
 
   if (intent === "avatar" || intent === "remove-avatar") {
-    try {
-      if (intent === "remove-avatar") {
-        await removeAvatar({ userId: viewer.id });
-      } else {
-        const file = form.get("avatar");
-        const bytes = file instanceof File ? new Uint8Array(await file.arrayBuffer()) : null;
-        if (!bytes || bytes.byteLength === 0) {
-          return data(
-            { intent, ...formFailure({ avatar: ["Choose a picture first."] }), values },
-            { status: 400 },
-          );
-        }
-        await setAvatar({ userId: viewer.id, file: bytes });
+    const echo = { intent, field: "avatar", values };
+    if (intent === "remove-avatar") {
+      await forForm(echo, () => removeAvatar({ userId: viewer.id }));
+    } else {
+      const file = form.get("avatar");
+      const bytes = file instanceof File ? new Uint8Array(await file.arrayBuffer()) : null;
+      if (!bytes || bytes.byteLength === 0) {
+        return data(
+          { intent, ...formFailure({ avatar: ["Choose a picture first."] }), values },
+          { status: 400 },
+        );
       }
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      return data(
-        { intent, ...formFailure({ avatar: [error.message] }), values },
-        appErrorInit(error),
-      );
+      await forForm(echo, () => setAvatar({ userId: viewer.id, file: bytes }));
     }
     return redirectWithToast("/settings/profile", {
       type: "success",
@@ -76,16 +62,9 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (!parsed.success) {
     return data({ intent, ...invalidForm(parsed.error), values }, { status: 400 });
   }
-  try {
-    await updateProfile({ userId: viewer.id, ...parsed.data });
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    const field = error.code === "conflict" ? "username" : "form";
-    return data(
-      { intent, ...formFailure({ [field]: [error.message] }), values },
-      appErrorInit(error),
-    );
-  }
+  await forForm({ intent, values, field: { conflict: "username" } }, () =>
+    updateProfile({ userId: viewer.id, ...parsed.data }),
+  );
   return redirectWithToast("/settings/profile", { type: "success", title: "Profile saved" });
 }
 

@@ -1,5 +1,4 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError } from "~/core/errors";
 import { requireUser } from "~/features/auth/guards.server";
 import { ConnectedPlayers } from "~/features/journey/listenbrainz/components/connected-players";
 import {
@@ -13,6 +12,7 @@ import {
 } from "~/features/journey/listenbrainz/tokens.server";
 import { getEnv } from "~/lib/env.server";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
+import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-scrobbling";
 
@@ -41,37 +41,34 @@ export async function action({ context, request }: Route.ActionArgs) {
     if (!parsed.success) {
       return data({ intent, ...invalidForm(parsed.error), values }, { status: 400 });
     }
-    try {
-      const created = await createListenToken({ userId: viewer.id, name: parsed.data.name });
-      // Answered as data, never in a redirect or a cookie: the token is shown this once.
-      return data(
-        { intent: "create" as const, created: { name: created.name, token: created.token } },
-        { headers: { "Cache-Control": "no-store" } },
-      );
-    } catch (error) {
-      if (!isAppError(error)) throw error;
-      return data({ intent, ...formFailure({}, error.message), values }, appErrorInit(error));
-    }
+    const created = await forForm({ intent, values }, () =>
+      createListenToken({ userId: viewer.id, name: parsed.data.name }),
+    );
+    // Answered as data, never in a redirect or a cookie: the token is shown this once.
+    return data(
+      { intent: "create" as const, created: { name: created.name, token: created.token } },
+      { headers: { "Cache-Control": "no-store" } },
+    );
   }
 
   if (intent === "revoke") {
     const parsed = revokeListenTokenSchema.safeParse(values);
-    try {
-      if (!parsed.success) throw parsed.error;
-      const { name } = await revokeListenToken({ userId: viewer.id, tokenId: parsed.data.tokenId });
-      return redirectWithToast(HERE, {
-        type: "success",
-        title: `Revoked “${name}”`,
-        description: "The player that used it can no longer send listens.",
-      });
-    } catch (error) {
-      if (!isAppError(error) && parsed.success) throw error;
-      return redirectWithToast(HERE, {
+    const toast = { to: HERE, title: "That did not work" };
+    if (!parsed.success) {
+      return redirectWithToast(toast.to, {
         type: "error",
-        title: "That did not work",
-        description: isAppError(error) ? error.message : "That token does not exist.",
+        title: toast.title,
+        description: "That token does not exist.",
       });
     }
+    const { name } = await forForm({ toast }, () =>
+      revokeListenToken({ userId: viewer.id, tokenId: parsed.data.tokenId }),
+    );
+    return redirectWithToast(HERE, {
+      type: "success",
+      title: `Revoked “${name}”`,
+      description: "The player that used it can no longer send listens.",
+    });
   }
 
   return data({ intent, ...formFailure({}, "Unknown action."), values }, { status: 400 });

@@ -1,7 +1,5 @@
 import { data } from "react-router";
-import { isAppError } from "~/core/errors";
 import { changePassword } from "~/features/auth/account-changes.server";
-import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { SecuritySettings } from "~/features/auth/components/security-settings";
 import { requireUser } from "~/features/auth/guards.server";
 import { formValues } from "~/features/auth/schemas";
@@ -21,6 +19,7 @@ import {
   revokeSession,
 } from "~/features/settings/sessions.server";
 import { formFailure } from "~/lib/forms";
+import { forForm, refuse } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-security";
 
@@ -44,29 +43,20 @@ export async function action({ context, request }: Route.ActionArgs) {
 
   if (intent === "revoke-session" || intent === "revoke-others") {
     const currentSessionId = await getCurrentSessionId(headers);
-    try {
-      if (intent === "revoke-session") {
-        await revokeSession({
-          userId: viewer.id,
-          sessionId: values.sessionId ?? "",
-          currentSessionId,
-        });
-      } else {
-        const ended = await revokeOtherSessions({ userId: viewer.id, currentSessionId });
-        return redirectWithToast("/settings/security", {
-          type: "success",
-          title: "Signed out your other devices",
-          description: `${ended} ${ended === 1 ? "session" : "sessions"} ended.`,
-        });
-      }
-    } catch (error) {
-      if (!isAppError(error)) throw error;
+    const echo = { toast: { to: "/settings/security", title: "Could not end that session" } };
+    if (intent === "revoke-others") {
+      const ended = await forForm(echo, () =>
+        revokeOtherSessions({ userId: viewer.id, currentSessionId }),
+      );
       return redirectWithToast("/settings/security", {
-        type: "error",
-        title: "Could not end that session",
-        description: error.message,
+        type: "success",
+        title: "Signed out your other devices",
+        description: `${ended} ${ended === 1 ? "session" : "sessions"} ended.`,
       });
     }
+    await forForm(echo, () =>
+      revokeSession({ userId: viewer.id, sessionId: values.sessionId ?? "", currentSessionId }),
+    );
     return redirectWithToast("/settings/security", {
       type: "success",
       title: "Session ended",
@@ -76,7 +66,7 @@ export async function action({ context, request }: Route.ActionArgs) {
 
   if (intent === "2fa-start") {
     const result = await startTotpEnrollment({ headers, password: values.password });
-    if (!result.ok) return data({ intent, ...failureData(result) }, failureInit(result));
+    if (!result.ok) return refuse(result, { intent });
     return { intent, ok: true as const, secret: result.secret, uri: result.uri, qr: result.qr };
   }
   if (intent === "2fa-confirm") {
@@ -87,16 +77,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     });
     if (!result.ok) {
       const uri = values.uri ?? "";
-      return data(
-        {
-          intent,
-          ...failureData(result),
-          secret: values.secret ?? "",
-          uri,
-          qr: qrCodeOf(uri),
-        },
-        failureInit(result),
-      );
+      return refuse(result, { intent, secret: values.secret ?? "", uri, qr: qrCodeOf(uri) });
     }
     return data(
       { intent, ok: true as const, backupCodes: result.backupCodes },
@@ -110,7 +91,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       password: values.password,
       code: values.code,
     });
-    if (!result.ok) return data({ intent, ...failureData(result) }, failureInit(result));
+    if (!result.ok) return refuse(result, { intent });
     return data({ intent, ok: true as const }, { headers: result.headers });
   }
   if (intent === "backup-codes") {
@@ -121,14 +102,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       code: values.code,
     });
     if (!result.ok) {
-      return data(
-        {
-          intent,
-          ...failureData(result),
-          needs: "needs" in result ? result.needs : undefined,
-        },
-        failureInit(result),
-      );
+      return refuse(result, { intent, needs: "needs" in result ? result.needs : undefined });
     }
     return data({ intent, ok: true as const, backupCodes: result.backupCodes });
   }
@@ -141,7 +115,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       // A checkbox: sent as "on" when ticked (it is by default), absent when not.
       signOutOthers: values.signOutOthers === "on",
     });
-    if (!result.ok) return data({ intent, ...failureData(result) }, failureInit(result));
+    if (!result.ok) return refuse(result, { intent });
     return data(
       { intent, ok: true as const, signedOutOthers: values.signOutOthers === "on" },
       { headers: result.headers },

@@ -1,5 +1,4 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError } from "~/core/errors";
 import { getViewer, requireUser } from "~/features/auth/guards.server";
 import { chapterSchema, saveChapter } from "~/features/journey/chapters.server";
 import { JourneyPage } from "~/features/journey/components/journey-view";
@@ -7,6 +6,7 @@ import { loadJourney } from "~/features/journey/journey-page.server";
 import { postRecap, recapPostSchema } from "~/features/journey/recap.server";
 import { getProfile } from "~/features/people/people.server";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
+import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/user-journey";
 
@@ -51,12 +51,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   if (!parsed.success) {
     return data({ ...invalidForm(parsed.error), values }, { status: 400 });
   }
-  try {
-    await saveChapter({ userId: viewer.id, ...parsed.data });
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    return data({ ...formFailure({}, error.message), values }, appErrorInit(error));
-  }
+  await forForm({ values }, () => saveChapter({ userId: viewer.id, ...parsed.data }));
   const url = new URL(request.url);
   return redirectWithToast(
     `/u/${encodeURIComponent(params.username)}/journey${url.search}#chapters`,
@@ -86,18 +81,14 @@ async function postRecapAction(
   for (const name of ["period", "from", "to", "chapter"]) {
     if (values[name] !== undefined) periodParams.set(name, values[name]);
   }
-  let title: string;
-  try {
-    ({ title } = await postRecap({
+  const { title } = await forForm({ values }, () =>
+    postRecap({
       owner: { id: viewer.id, username: viewer.username, displayName: viewer.displayName },
       params: periodParams,
       audience: parsed.data.audience,
       note: parsed.data.note,
-    }));
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    return data({ ...formFailure({}, error.message), values }, appErrorInit(error));
-  }
+    }),
+  );
   return redirectWithToast("/feed", {
     type: "success",
     title: "Recap posted",

@@ -4,10 +4,10 @@ import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
 import { getViewer } from "~/features/auth/guards.server";
 import { listPeople, type PeopleList } from "~/features/follows/follows.server";
-import { DiscoverPanel } from "~/features/people/components/discover-panel";
 import { PersonRow } from "~/features/people/components/person-row";
-import { loadDiscovery } from "~/features/people/discovery.server";
 import { getProfile } from "~/features/people/people.server";
+import { DiscoverPanel } from "~/features/search/components/discover-panel";
+import { loadDiscovery } from "~/features/search/discovery.server";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/user-people";
 

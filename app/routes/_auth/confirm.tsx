@@ -2,14 +2,10 @@ import { data, Form, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { Field, FormErrors } from "~/components/ui/field";
-import {
-  confirmEmail,
-  failureData,
-  failureInit,
-  resendConfirmation,
-} from "~/features/auth/accounts.server";
+import { confirmEmail, resendConfirmation } from "~/features/auth/accounts.server";
 import { formValues } from "~/features/auth/schemas";
 import { formFailure } from "~/lib/forms";
+import { refuse } from "~/lib/route-errors.server";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/confirm";
 
@@ -30,7 +26,7 @@ export async function loader({ request }: Route.LoaderArgs) {
     );
     throw redirect("/feed", { headers: result.headers });
   }
-  return data({ problem: result.message ?? "This link is not valid." }, failureInit(result));
+  return refuse(result, { problem: result.message ?? "This link is not valid." });
 }
 
 export async function action({ request }: Route.ActionArgs) {
@@ -42,7 +38,7 @@ export async function action({ request }: Route.ActionArgs) {
     );
   }
   const result = await resendConfirmation({ email, headers: request.headers });
-  if (!result.ok) return data({ sent: false, ...failureData(result) }, failureInit(result));
+  if (!result.ok) return refuse(result, { sent: false });
   return { sent: true } as const;
 }
 

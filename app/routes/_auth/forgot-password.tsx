@@ -4,11 +4,11 @@ import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
-import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { EmailField } from "~/features/auth/components/account-fields";
 import { requestPasswordReset } from "~/features/auth/recovery.server";
 import { formValues } from "~/features/auth/schemas";
 import { formFailure } from "~/lib/forms";
+import { refuse } from "~/lib/route-errors.server";
 import type { Route } from "./+types/forgot-password";
 
 export const meta: Route.MetaFunction = () => [{ title: "Reset your password · Soundtrail" }];
@@ -30,7 +30,7 @@ export async function action({ request }: Route.ActionArgs) {
     );
   }
   const result = await requestPasswordReset({ email: email.trim(), headers: request.headers });
-  if (!result.ok) return data({ sent: false, email, ...failureData(result) }, failureInit(result));
+  if (!result.ok) return refuse(result, { sent: false, email });
   return { sent: true, email: email.trim() } as const;
 }
 

@@ -2,7 +2,7 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
-import { failureData, failureInit, signInWithEmail } from "~/features/auth/accounts.server";
+import { signInWithEmail } from "~/features/auth/accounts.server";
 import { requestSignInCode, signInWithCode } from "~/features/auth/codes.server";
 import { CodeField, CurrentPasswordField } from "~/features/auth/components/account-fields";
 import { ContactField, contactKindOf } from "~/features/auth/components/contact-field";
@@ -15,6 +15,7 @@ import { sharePreviewMeta, sharePreviewTitle } from "~/features/share/share-prev
 import { loadSharePreview } from "~/features/share/share-preview.server";
 import { invalidForm } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
+import { refuse } from "~/lib/route-errors.server";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/login";
 
@@ -63,21 +64,13 @@ export async function action({ request }: Route.ActionArgs) {
       redirectTo: redirectTo ?? "/feed",
       headers: request.headers,
     });
-    if (!result.ok)
-      return data(
-        { stage: "form" as const, ...failureData(result), contact: "" },
-        failureInit(result),
-      );
+    if (!result.ok) return refuse(result, { stage: "form" as const, contact: "" });
     return redirect(result.url, { headers: result.headers });
   }
 
   if (values.intent === "guest") {
     const result = await continueAsGuest({ headers: request.headers });
-    if (!result.ok)
-      return data(
-        { stage: "form" as const, ...failureData(result), contact: "" },
-        failureInit(result),
-      );
+    if (!result.ok) return refuse(result, { stage: "form" as const, contact: "" });
     return signedInRedirect(
       result.headers,
       redirectTo,
@@ -101,11 +94,7 @@ export async function action({ request }: Route.ActionArgs) {
       code: parsed.data.code,
       headers: request.headers,
     });
-    if (!result.ok)
-      return data(
-        { stage: "code" as const, channel, to, ...failureData(result) },
-        failureInit(result),
-      );
+    if (!result.ok) return refuse(result, { stage: "code" as const, channel, to });
     return signedInRedirect(result.headers, redirectTo, "Welcome back!");
   }
 
@@ -119,8 +108,7 @@ export async function action({ request }: Route.ActionArgs) {
     const channel = email ? "email" : "sms";
     const to = email ?? phone ?? "";
     const result = await requestSignInCode({ channel, to, headers: request.headers });
-    if (!result.ok)
-      return data({ stage: "form" as const, ...failureData(result), contact }, failureInit(result));
+    if (!result.ok) return refuse(result, { stage: "form" as const, contact });
     return { stage: "code" as const, ok: true as const, channel, to };
   }
   const result = await signInWithEmail({
@@ -129,8 +117,7 @@ export async function action({ request }: Route.ActionArgs) {
     password: password as string,
     headers: request.headers,
   });
-  if (!result.ok)
-    return data({ stage: "form" as const, ...failureData(result), contact }, failureInit(result));
+  if (!result.ok) return refuse(result, { stage: "form" as const, contact });
   if (result.needsSecondFactor) {
     const next = redirectTo ? `?${new URLSearchParams({ redirectTo })}` : "";
     return redirect(`/auth/two-factor${next}`, { headers: result.headers });

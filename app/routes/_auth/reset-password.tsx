@@ -2,11 +2,11 @@ import { data, Form, Link, redirect, useNavigation } from "react-router";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
-import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { NewPasswordField } from "~/features/auth/components/account-fields";
 import { resetPassword } from "~/features/auth/recovery.server";
 import { formValues } from "~/features/auth/schemas";
 import { formFailure } from "~/lib/forms";
+import { refuse } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/reset-password";
 
@@ -24,7 +24,7 @@ export async function action({ request }: Route.ActionArgs) {
     return data(formFailure({ password: ["Choose a new password."] }), { status: 400 });
   }
   const result = await resetPassword({ token: token ?? "", password, headers: request.headers });
-  if (!result.ok) return data(failureData(result), failureInit(result));
+  if (!result.ok) return refuse(result);
   return redirectWithToast("/auth/login", {
     type: "success",
     title: "Password changed",

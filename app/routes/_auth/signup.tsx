@@ -3,7 +3,7 @@ import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
-import { failureData, failureInit, signUpWithEmail } from "~/features/auth/accounts.server";
+import { signUpWithEmail } from "~/features/auth/accounts.server";
 import { confirmPhoneSignUp, signUpWithPhone } from "~/features/auth/codes.server";
 import {
   CodeField,
@@ -15,6 +15,7 @@ import { ContactField, contactKindOf } from "~/features/auth/components/contact-
 import { codeSchema, formValues, signupSchema } from "~/features/auth/schemas";
 import { invalidForm } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
+import { refuse } from "~/lib/route-errors.server";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/signup";
 
@@ -44,8 +45,7 @@ export async function action({ request }: Route.ActionArgs) {
       code: parsed.data.code,
       headers: request.headers,
     });
-    if (!result.ok)
-      return data({ status: "code" as const, phone, ...failureData(result) }, failureInit(result));
+    if (!result.ok) return refuse(result, { status: "code" as const, phone });
     result.headers.append(
       "Set-Cookie",
       await flashToastCookie({
@@ -86,10 +86,7 @@ export async function action({ request }: Route.ActionArgs) {
         headers: request.headers,
       });
   if (!result.ok) {
-    return data(
-      { status: "error" as const, ...failureData(result), values: echo },
-      failureInit(result),
-    );
+    return refuse(result, { status: "error" as const, values: echo });
   }
   if (phone) return { status: "code" as const, ok: true as const, phone };
   return { status: "sent" as const, email: email as string };

@@ -3,12 +3,12 @@ import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
-import { failureData, failureInit } from "~/features/auth/accounts.server";
 import { CodeField } from "~/features/auth/components/account-fields";
 import { codeSchema, formValues } from "~/features/auth/schemas";
 import { verifySecondFactor } from "~/features/auth/two-factor.server";
 import { invalidForm } from "~/lib/forms";
 import { safeRedirectPath } from "~/lib/redirects";
+import { refuse } from "~/lib/route-errors.server";
 import { flashToastCookie } from "~/lib/toast.server";
 import type { Route } from "./+types/two-factor";
 
@@ -33,10 +33,7 @@ export async function action({ request }: Route.ActionArgs) {
     headers: request.headers,
   });
   if (!result.ok) {
-    return data(
-      { ...failureData(result), isOver: result.code === "challenge_over" },
-      failureInit(result),
-    );
+    return refuse(result, { isOver: result.code === "challenge_over" });
   }
   result.headers.append(
     "Set-Cookie",

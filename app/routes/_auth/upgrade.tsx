@@ -3,7 +3,6 @@ import { z } from "zod";
 import { AuthCard } from "~/components/layout/auth-card";
 import { Button } from "~/components/ui/button";
 import { FormErrors } from "~/components/ui/field";
-import { failureData, failureInit } from "~/features/auth/accounts.server";
 import {
   DisplayNameField,
   EmailField,
@@ -14,6 +13,7 @@ import { requireUser } from "~/features/auth/guards.server";
 import { upgradeGuest } from "~/features/auth/guest.server";
 import { formValues, signupSchema } from "~/features/auth/schemas";
 import { invalidForm } from "~/lib/forms";
+import { refuse } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/upgrade";
 
@@ -51,7 +51,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     displayName: parsed.data.displayName,
     headers: request.headers,
   });
-  if (!result.ok) return data({ ...failureData(result), values: echo }, failureInit(result));
+  if (!result.ok) return refuse(result, { values: echo });
   // Not a page of its own: once saved, this is no longer a guest and the loader would move on.
   return redirectWithToast("/feed", {
     type: "success",

@@ -3,9 +3,9 @@ import { Card } from "~/components/ui/card";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon, type IconName } from "~/components/ui/icon";
 import { postArtUrl } from "~/features/artwork/cover";
-import { listFeed } from "~/features/feed/feed.server";
-import { hasAnyPosts } from "~/features/people/discovery.server";
 import { PostCard } from "~/features/posts/components/post-card";
+import { listFeed } from "~/features/posts/feed.server";
+import { hasAnyPosts } from "~/features/search/discovery.server";
 import type { Route } from "./+types/home";
 
 /** How many of the latest public posts the landing page shows. */

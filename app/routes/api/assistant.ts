@@ -1,10 +1,10 @@
 import { data } from "react-router";
 import { z } from "zod";
-import { appErrorInit, isAppError } from "~/core/errors";
 import { runTurn, startTurn } from "~/features/assistant/conversations.server";
 import { getAssistantEngine } from "~/features/assistant/engines.server";
 import { type AssistantStreamEvent, encodeStreamEvent } from "~/features/assistant/stream-protocol";
 import { getViewer } from "~/features/auth/guards.server";
+import { messageFailure } from "~/lib/forms";
 import type { Route } from "./+types/assistant";
 
 const schema = z.object({
@@ -17,37 +17,32 @@ const schema = z.object({
 });
 
 export function loader() {
-  throw data({ error: "Use POST to send the assistant a message." }, { status: 405 });
+  throw data(messageFailure("Use POST to send the assistant a message."), { status: 405 });
 }
 
 /**
  * `POST /api/assistant` (form fields `message`, `conversationId`): stores the message and streams
  * the answer as Server-Sent Events (see stream-protocol.ts). When the browser goes away (Stop),
  * the engine stops and what it wrote so far is stored, marked as stopped. Refusals (too long,
- * too many, not your conversation) are JSON `{ error }` with their status, before any streaming.
+ * too many, not your conversation) are the JSON refusal `{ ok: false, message }` with their
+ * status, before any streaming.
  */
 export async function action({ request, context }: Route.ActionArgs) {
   const viewer = getViewer(context);
-  if (!viewer) return data({ error: "Sign in to talk to the assistant." }, { status: 401 });
+  if (!viewer) return data(messageFailure("Sign in to talk to the assistant."), { status: 401 });
   let form: FormData;
   try {
     form = await request.formData();
   } catch {
-    return data({ error: "Send the message as a form." }, { status: 400 });
+    return data(messageFailure("Send the message as a form."), { status: 400 });
   }
   const parsed = schema.safeParse(Object.fromEntries(form));
-  if (!parsed.success) return data({ error: "Write a message first." }, { status: 400 });
-  let turn: Awaited<ReturnType<typeof startTurn>>;
-  try {
-    turn = await startTurn({
-      userId: viewer.id,
-      conversationId: parsed.data.conversationId,
-      message: parsed.data.message,
-    });
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    return data({ error: error.message }, appErrorInit(error));
-  }
+  if (!parsed.success) return data(messageFailure("Write a message first."), { status: 400 });
+  const turn = await startTurn({
+    userId: viewer.id,
+    conversationId: parsed.data.conversationId,
+    message: parsed.data.message,
+  });
 
   const stop = new AbortController();
   const onAbort = () => stop.abort();

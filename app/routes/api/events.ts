@@ -3,6 +3,7 @@ import { getViewer } from "~/features/auth/guards.server";
 import { latestNotificationSeq } from "~/features/notifications/inbox.server";
 import { getLiveHub, type LiveStream } from "~/features/realtime/hub.server";
 import { sessionIdContext } from "~/lib/context.server";
+import { messageFailure } from "~/lib/forms";
 import type { Route } from "./+types/events";
 
 /** A notification `seq` from the `Last-Event-ID` header or `?after=`, when it is one. */
@@ -21,10 +22,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const viewer = getViewer(context);
   const sessionId = context.get(sessionIdContext);
   if (!viewer || !sessionId) {
-    return data({ error: "Sign in to get live updates." }, { status: 401 });
+    return data(messageFailure("Sign in to get live updates."), { status: 401 });
   }
   const hub = getLiveHub();
-  if (!hub) return data({ error: "Live updates are not available right now." }, { status: 503 });
+  if (!hub)
+    return data(messageFailure("Live updates are not available right now."), { status: 503 });
   const url = new URL(request.url);
   const lastSeq =
     parseSeq(request.headers.get("Last-Event-ID")) ??

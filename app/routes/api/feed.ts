@@ -1,6 +1,6 @@
 import { data } from "react-router";
 import { getViewer } from "~/features/auth/guards.server";
-import { listFeed, parseFeedTab } from "~/features/feed/feed.server";
+import { listFeed, parseFeedTab } from "~/features/posts/feed.server";
 import type { Route } from "./+types/feed";
 
 /**

@@ -1,10 +1,10 @@
 import { data, redirect } from "react-router";
 import { z } from "zod";
 import { bearerRefused, getViewer } from "~/features/auth/guards.server";
-import { hasBearer } from "~/features/auth-api/bearer.server";
 import { followUser, unfollowUser } from "~/features/follows/follows.server";
 import { cancelFollowRequest } from "~/features/follows/requests.server";
 import { respond, returnPath } from "~/lib/action-response.server";
+import { hasBearer } from "~/lib/bearer";
 import { loginUrlFor } from "~/lib/redirects";
 import type { Route } from "./+types/follow";
 

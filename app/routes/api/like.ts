@@ -1,9 +1,9 @@
 import { data, redirect } from "react-router";
 import { z } from "zod";
 import { bearerRefused, getViewer } from "~/features/auth/guards.server";
-import { hasBearer } from "~/features/auth-api/bearer.server";
 import { likePost, unlikePost } from "~/features/likes/likes.server";
 import { respond, returnPath } from "~/lib/action-response.server";
+import { hasBearer } from "~/lib/bearer";
 import { loginUrlFor } from "~/lib/redirects";
 import type { Route } from "./+types/like";
 

@@ -1,31 +1,31 @@
 import { data } from "react-router";
-import { appErrorInit, isAppError } from "~/core/errors";
 import { sendEmailBatch } from "~/features/admin/email.server";
 import { MAX_BATCH_REQUEST_BYTES } from "~/features/admin/limits";
 import { describeIssues, sendEmailBatchSchema } from "~/features/admin/schemas";
 import { requireAdminApi } from "~/features/auth/guards.server";
+import { messageFailure } from "~/lib/forms";
 import type { Route } from "./+types/send-email-batch";
 
 export function loader() {
-  throw data(
-    { error: "Use POST to send a batch of e-mails." },
-    { status: 405, headers: { Allow: "POST" } },
-  );
+  throw data(messageFailure("Use POST to send a batch of e-mails."), {
+    status: 405,
+    headers: { Allow: "POST" },
+  });
 }
 
 async function readJson(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get("Content-Length") ?? "0");
   if (declared > MAX_BATCH_REQUEST_BYTES) {
-    throw data({ error: "The request is too large." }, { status: 413 });
+    throw data(messageFailure("The request is too large."), { status: 413 });
   }
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BATCH_REQUEST_BYTES) {
-    throw data({ error: "The request is too large." }, { status: 413 });
+    throw data(messageFailure("The request is too large."), { status: 413 });
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw data({ error: "The body is not valid JSON." }, { status: 400 });
+    throw data(messageFailure("The body is not valid JSON."), { status: 400 });
   }
 }
 
@@ -34,10 +34,9 @@ function idempotencyKeyOf(request: Request): string | null {
   const key = request.headers.get("Idempotency-Key")?.trim() ?? "";
   if (!key) return null;
   if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw data(
-      { error: "Idempotency-Key must be 1 to 255 visible ASCII characters." },
-      { status: 400 },
-    );
+    throw data(messageFailure("Idempotency-Key must be 1 to 255 visible ASCII characters."), {
+      status: 400,
+    });
   }
   return key;
 }
@@ -51,23 +50,19 @@ function idempotencyKeyOf(request: Request): string | null {
 export async function action({ request, context }: Route.ActionArgs) {
   const viewer = requireAdminApi(context);
   if (request.method !== "POST") {
-    throw data(
-      { error: "Use POST to send a batch of e-mails." },
-      { status: 405, headers: { Allow: "POST" } },
-    );
+    throw data(messageFailure("Use POST to send a batch of e-mails."), {
+      status: 405,
+      headers: { Allow: "POST" },
+    });
   }
   const idempotencyKey = idempotencyKeyOf(request);
   const parsed = sendEmailBatchSchema.safeParse(await readJson(request));
   if (!parsed.success) {
     const issues = describeIssues(parsed.error);
-    throw data({ error: issues[0], issues }, { status: 400 });
+    throw data(
+      { ...messageFailure(issues[0] ?? "The body is not valid."), issues },
+      { status: 400 },
+    );
   }
-  try {
-    return await sendEmailBatch({ actorId: viewer.id, idempotencyKey, ...parsed.data });
-  } catch (error) {
-    if (isAppError(error)) {
-      throw data({ error: error.message, issues: [error.message] }, appErrorInit(error));
-    }
-    throw error;
-  }
+  return sendEmailBatch({ actorId: viewer.id, idempotencyKey, ...parsed.data });
 }

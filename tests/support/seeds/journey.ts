@@ -1,6 +1,6 @@
+import { artistKey, titleKey } from "~/core/music-keys";
 import { account, follows, listens, profiles, user } from "~/db/schema";
 import { hashPassword } from "~/features/auth/password.server";
-import { artistKey, titleKey } from "~/features/journey/normalize";
 import {
   E2E_PASSWORD,
   JOURNEY_FOLLOWER,

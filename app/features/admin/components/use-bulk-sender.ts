@@ -17,10 +17,10 @@ async function postBatch(body: unknown): Promise<SendEmailBatchResponse> {
     body: JSON.stringify(body),
   });
   const json = (await response.json().catch(() => null)) as
-    | (SendEmailBatchResponse & { error?: string })
+    | (SendEmailBatchResponse & { message?: string })
     | null;
   if (!response.ok || !json) {
-    throw new Error(json?.error ?? `The server answered ${response.status}.`);
+    throw new Error(json?.message ?? `The server answered ${response.status}.`);
   }
   return json;
 }

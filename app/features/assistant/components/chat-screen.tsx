@@ -56,6 +56,12 @@ function plainText(markdown: string): string {
     .trim();
 }
 
+/** The chat's own error line: a refused send or change (a refused draft shows in the draft). */
+function chatError(actionData: ChatActionData | null): string | null {
+  if (!actionData || actionData.intent === "publish") return null;
+  return actionData.message ?? null;
+}
+
 export function ChatScreen({
   conversations,
   conversation,
@@ -68,9 +74,7 @@ export function ChatScreen({
   const navigate = useNavigate();
   const revalidator = useRevalidator();
   const [live, setLive] = useState<LiveTurn | null>(null);
-  const [error, setError] = useState<string | null>(
-    actionData && "error" in actionData ? actionData.error : null,
-  );
+  const [error, setError] = useState<string | null>(chatError(actionData));
   const [announcement, setAnnouncement] = useState("");
   const [isListOpen, setListOpen] = useState(false);
   const controllerRef = useRef<AbortController | null>(null);
@@ -82,7 +86,7 @@ export function ChatScreen({
   const isStreaming = live?.status === "streaming";
 
   useEffect(() => {
-    setError(actionData && "error" in actionData ? actionData.error : null);
+    setError(chatError(actionData));
   }, [actionData]);
 
   // The live turn goes once the loader has both of its messages stored.
@@ -146,9 +150,9 @@ export function ChatScreen({
           headers: { Accept: "text/event-stream" },
         });
         if (!response.ok || !response.body) {
-          const refusal = (await response.json().catch(() => null)) as { error?: string } | null;
+          const refusal = (await response.json().catch(() => null)) as { message?: string } | null;
           setLive(null);
-          setError(refusal?.error ?? "The assistant could not answer. Please try again.");
+          setError(refusal?.message ?? "The assistant could not answer. Please try again.");
           if (textareaRef.current) textareaRef.current.value = message;
           return;
         }
@@ -322,7 +326,7 @@ export function ChatScreen({
             ref={textareaRef}
             name="message"
             rows={2}
-            defaultValue={actionData?.intent === "send" ? actionData.message : ""}
+            defaultValue={actionData?.intent === "send" ? actionData.typed : ""}
             onKeyDown={onKeyDown}
             aria-describedby={`${composerId}-hint${error ? ` ${composerId}-error` : ""}`}
             aria-invalid={error ? true : undefined}

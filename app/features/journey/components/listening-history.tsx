@@ -3,8 +3,8 @@ import { Form, useNavigation, useRevalidator } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { RelativeTime } from "~/components/ui/relative-time";
+import { SectionHeader } from "~/components/ui/section-header";
 import type { ListenImportSummary } from "~/db/schema/listens";
-import { SectionHeader } from "~/features/settings";
 import { IMPORT_ACCEPT, IMPORT_MAX_BYTES } from "../import-constants";
 import type { ListenImportView } from "../import-types";
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { artistKey, titleKey } from "~/core/music-keys";
 import { createZip } from "../../../../tests/support/zip";
-import { artistKey, titleKey } from "../normalize";
 import { type ReadBatch, readBatches } from "./batches.server";
 import { parseLastfmDate } from "./lastfm.server";
 import {

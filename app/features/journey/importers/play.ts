@@ -1,5 +1,5 @@
+import { artistKey, titleKey } from "~/core/music-keys";
 import type { ListenSource } from "~/db/schema/listens";
-import { artistKey, titleKey } from "../normalize";
 import { type ImportedPlay, NAME_MAX_LENGTH, type SkippedRow } from "./types";
 
 /** A name as text, trimmed; empty, missing or not a string gives null. */

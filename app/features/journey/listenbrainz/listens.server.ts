@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
+import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { listens, nowPlaying } from "~/db/schema";
 import { queueJourneyAggregate } from "../aggregates.server";
-import { artistKey, titleKey } from "../normalize";
 import type { ValidListen } from "./validate";
 
 /** Longest name the history keeps (its check constraint); ListenBrainz sets no such limit. */

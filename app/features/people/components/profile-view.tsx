@@ -7,10 +7,9 @@ import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
 import { Cover } from "~/features/artwork";
-import { FeedList } from "~/features/feed";
 import { FollowButton } from "~/features/follows";
 import { NowPlaying } from "~/features/journey";
-import { NoteText } from "~/features/posts";
+import { FeedList, NoteText } from "~/features/posts";
 import type { ProfilePageData } from "../profile-page.server";
 
 function Count({ to, value, label }: { to?: string; value: number; label: string }) {

@@ -3,12 +3,12 @@ import { Form, Link, useNavigation } from "react-router";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
+import { IMAGE_MAX_BYTES } from "~/features/media";
 import type { FormFailure } from "~/lib/forms";
 import { cn } from "~/lib/utils";
 import {
   AUDIENCE_LABELS,
   AUDIENCES,
-  IMAGE_MAX_BYTES,
   KIND_LABELS,
   MOODS,
   NOTE_MAX_LENGTH,

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Icon } from "~/components/ui/icon";
+import { recognizeLink } from "~/core/streaming-links";
 import { cn } from "~/lib/utils";
-import { recognizeLink } from "../links";
 import type { LinkPreview } from "../post-cards.server";
 
 /** How long a player may take to load before we say so (and offer the service's page). */

@@ -3,7 +3,7 @@ import { useFetcher, useLocation } from "react-router";
 import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
 import { Button } from "~/components/ui/button";
 import { showToast } from "~/components/ui/toaster";
-import { REPORT_REASON_KEYS, REPORT_REASON_LABELS } from "~/features/posts";
+import { REPORT_REASON_KEYS, REPORT_REASON_LABELS } from "../reasons";
 
 /** Report a post or a comment: a reason, optional details; stored for the admin area. */
 export function ReportForm({

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { EmptyState } from "~/components/ui/empty-state";
 import { Icon } from "~/components/ui/icon";
-import { DiscoverPanel, FollowSuggestions } from "~/features/people";
+import { FollowSuggestions } from "~/features/people";
 import { cn } from "~/lib/utils";
 import {
   MUSIC_SECTION_LABELS,
@@ -13,6 +13,7 @@ import {
 } from "../query";
 import type { PostResult, TagResult } from "../search.server";
 import type { SearchPageData } from "../search-page.server";
+import { DiscoverPanel } from "./discover-panel";
 import { MusicResultRow } from "./music-result";
 import { PagedResults } from "./paged-results";
 import { PersonResultRow } from "./person-result";

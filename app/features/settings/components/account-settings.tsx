@@ -4,12 +4,12 @@ import { Button, ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
+import { SectionHeader } from "~/components/ui/section-header";
 import { CodeField, PHONE_HINT } from "~/features/auth";
 import type { FormFailure } from "~/lib/forms";
 import type { AccountOverview } from "../account.server";
 import type { SignInMethod } from "../sign-in-methods.server";
 import { ReauthFields } from "./reauth-fields";
-import { SectionHeader } from "./settings-nav";
 
 /** What the account page's actions answer: a refusal (ADR 023) or the texted code's number. */
 export type AccountResult = {

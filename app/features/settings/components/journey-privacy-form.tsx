@@ -3,6 +3,7 @@ import { Form, Link, useNavigation } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { FieldErrorList, FormErrors } from "~/components/ui/field";
+import { SectionHeader } from "~/components/ui/section-header";
 import {
   JOURNEY_AUDIENCE_CHOICES,
   JOURNEY_AUDIENCE_HINTS,
@@ -10,7 +11,6 @@ import {
 } from "~/features/journey";
 import type { JourneyPrivacy } from "../privacy.server";
 import type { PrivacyFormResult } from "./privacy-form";
-import { SectionHeader } from "./settings-nav";
 
 function Toggle({
   name,

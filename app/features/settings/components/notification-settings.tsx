@@ -1,8 +1,8 @@
 import { Form, useNavigation } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { SectionHeader } from "~/components/ui/section-header";
 import type { NotificationSettings } from "../notifications.server";
-import { SectionHeader } from "./settings-nav";
 
 function Toggle({
   name,

@@ -5,13 +5,13 @@ import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { RelativeTime } from "~/components/ui/relative-time";
+import { SectionHeader } from "~/components/ui/section-header";
 import type { FollowRequest } from "~/features/follows/index.server";
 import { AUDIENCE_LABELS, AUDIENCES } from "~/features/posts";
 import type { FormFailure } from "~/lib/forms";
 import { cn } from "~/lib/utils";
 import { DEFAULT_AUDIENCE_HINTS } from "../constants";
 import type { PrivacySettings } from "../privacy.server";
-import { SectionHeader } from "./settings-nav";
 
 /** A refused privacy form (ADR 023) with what was chosen. */
 export interface PrivacyFormResult extends FormFailure {

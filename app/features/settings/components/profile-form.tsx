@@ -5,6 +5,7 @@ import { Avatar } from "~/components/ui/avatar";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
+import { SectionHeader } from "~/components/ui/section-header";
 import { shownName } from "~/core/person";
 import type { FormFailure } from "~/lib/forms";
 import { cn } from "~/lib/utils";
@@ -15,7 +16,6 @@ import {
   FAVOURITE_MAX_LENGTH,
   FAVOURITES_MAX_COUNT,
 } from "../constants";
-import { SectionHeader } from "./settings-nav";
 
 /** A refused profile form (ADR 023) with what was typed. */
 export interface ProfileFormResult extends FormFailure {

@@ -4,7 +4,6 @@ import { z } from "zod";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Icon } from "~/components/ui/icon";
-import { appErrorInit, isAppError } from "~/core/errors";
 import { EmailComposer } from "~/features/admin/components/email-composer";
 import { LoadError } from "~/features/admin/components/load-error";
 import { Pager } from "~/features/admin/components/pager";
@@ -61,19 +60,12 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (!parsed.success) {
     return data<ActionData>(invalidForm(parsed.error), { status: 400 });
   }
-  try {
-    const input = parsed.data;
-    const campaign =
-      "campaignId" in input
-        ? await getCampaignForSending({ actorId: viewer.id, campaignId: input.campaignId })
-        : await createCampaign({ actorId: viewer.id, ...input });
-    return data<ActionData>({ ok: true, campaign });
-  } catch (error) {
-    if (isAppError(error)) {
-      return data<ActionData>(formFailure({}, error.message), appErrorInit(error));
-    }
-    throw error;
-  }
+  const input = parsed.data;
+  const campaign =
+    "campaignId" in input
+      ? await getCampaignForSending({ actorId: viewer.id, campaignId: input.campaignId })
+      : await createCampaign({ actorId: viewer.id, ...input });
+  return data<ActionData>({ ok: true, campaign });
 }
 
 export default function AdminEmail({ loaderData }: Route.ComponentProps) {

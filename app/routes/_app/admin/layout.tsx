@@ -1,4 +1,5 @@
 import { Outlet } from "react-router";
+import { RouteErrorScreen } from "~/components/layout/error-screen";
 import { PageHeader } from "~/components/ui/page-header";
 import { AdminNav } from "~/features/admin/components/admin-nav";
 import { requireAdmin } from "~/features/auth/guards.server";
@@ -18,6 +19,20 @@ export default function AdminLayout() {
       <PageHeader title="Admin">Statistics, moderation, people and announcements.</PageHeader>
       <AdminNav />
       <Outlet />
+    </>
+  );
+}
+
+/**
+ * A failure inside the admin area keeps its header and navigation, so the admin can go on to
+ * another screen instead of losing the whole area to the app's error page.
+ */
+export function ErrorBoundary() {
+  return (
+    <>
+      <PageHeader title="Admin">Statistics, moderation, people and announcements.</PageHeader>
+      <AdminNav />
+      <RouteErrorScreen inLayout />
     </>
   );
 }

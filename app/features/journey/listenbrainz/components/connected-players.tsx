@@ -5,7 +5,7 @@ import { Card } from "~/components/ui/card";
 import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { Field, FormErrors } from "~/components/ui/field";
 import { RelativeTime } from "~/components/ui/relative-time";
-import { SectionHeader } from "~/features/settings";
+import { SectionHeader } from "~/components/ui/section-header";
 import type { FormFailure } from "~/lib/forms";
 import { LISTEN_TOKEN_NAME_MAX, MAX_ACTIVE_LISTEN_TOKENS } from "../constants";
 import type { ListenTokenSummary } from "../tokens.server";

@@ -3,10 +3,13 @@ import { describe, expect, it } from "vitest";
 import { countStatements } from "~/db/client.server";
 import { followUser } from "~/features/follows/index.server";
 import { type Viewer, viewerContext } from "~/lib/context.server";
-import { loader } from "~/routes/_app/feed";
+import { atTheEdge } from "~/lib/route-errors.server";
+import * as feedRoute from "~/routes/_app/feed";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
+
+const { loader } = atTheEdge(feedRoute);
 
 withTestDatabase();
 

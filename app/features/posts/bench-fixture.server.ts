@@ -1,8 +1,8 @@
 import { data } from "react-router";
 import { NOTE_TEMPLATES, SEED_ARTISTS, SEED_PEOPLE, TAGS } from "~/db/seed-data";
-import { MOODS, type PostKind } from "~/features/posts";
-import type { PostCardData } from "~/features/posts/index.server";
 import { getEnv } from "~/lib/env.server";
+import { MOODS, type PostKind } from "./constants";
+import type { PostCardData } from "./post-cards.server";
 
 /**
  * The loader data of the bench's feed pages (`/bench/fixture`, `/bench/floor`): 20 made-up

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMBED_ORIGINS, recognizeLink } from "./links";
+import { EMBED_ORIGINS, recognizeLink } from "./streaming-links";
 
 describe("recognizeLink", () => {
   it.each([

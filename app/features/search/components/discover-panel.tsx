@@ -1,7 +1,7 @@
 import { Icon } from "~/components/ui/icon";
-import { TrendingArtistList } from "~/features/search";
+import { FollowSuggestions } from "~/features/people";
 import type { Discovery } from "../discovery.server";
-import { FollowSuggestions } from "./suggestions";
+import { TrendingArtistList } from "./trending-artists";
 
 /**
  * Under an empty page: who to follow and the artists this Soundtrail is posting about, so a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { artistKey, titleKey } from "./normalize";
+import { artistKey, titleKey } from "./music-keys";
 
 describe("name keys", () => {
   it("drops re-issue suffixes and keeps other versions apart", () => {

@@ -2,9 +2,9 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { buttonClasses } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
-import { PostCard } from "~/features/posts";
-import type { PostCardData } from "~/features/posts/index.server";
 import { usePagedList } from "~/lib/use-paged-list";
+import type { PostCardData } from "../post-cards.server";
+import { PostCard } from "./post-card";
 import { PostSkeleton } from "./post-skeleton";
 
 /**

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { getDb, rowsOf } from "~/db/client.server";
 import { posts } from "~/db/schema";
 import type { Suggestion } from "~/features/follows/index.server";
-import { exploreSearch, type TrendingArtist } from "~/features/search/index.server";
+import { exploreSearch, type TrendingArtist } from "./search.server";
 
 /**
  * What an empty page (a new account's feed, no follows, no notifications, no search results)

@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from "react";
 import { useFetcher, useRevalidator } from "react-router";
 import { Icon } from "~/components/ui/icon";
-import type { PostCardData } from "~/features/posts/index.server";
 import { useLiveEvents } from "~/features/realtime";
 import type { FeedTab } from "../feed.server";
+import type { PostCardData } from "../post-cards.server";
 
 /**
  * "N new posts": counts posts that arrive live for the tab being read, without touching the

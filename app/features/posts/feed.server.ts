@@ -1,4 +1,4 @@
-import { type PostPage, selectPostCards } from "~/features/posts/index.server";
+import { type PostPage, selectPostCards } from "./post-cards.server";
 
 export const FEED_TABS = ["following", "everyone"] as const;
 export type FeedTab = (typeof FEED_TABS)[number];

@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { MAX_BATCH_REQUEST_BYTES } from "../app/features/admin/limits";
-import { IMPORT_MAX_BYTES } from "../app/features/journey/import-constants";
+import { MAX_BATCH_REQUEST_BYTES } from "~/features/admin/limits";
+import { IMPORT_MAX_BYTES } from "~/features/journey/import-constants";
 import {
   MAX_LISTEN_PAYLOAD_SIZE,
   PAYLOAD_TOO_LARGE,
-} from "../app/features/journey/listenbrainz/validate";
-import { UPLOAD_BODY_MAX_BYTES } from "../app/features/posts/constants";
+} from "~/features/journey/listenbrainz/validate";
+import { UPLOAD_BODY_MAX_BYTES } from "~/features/posts/constants";
 
 /**
  * What a request may carry as its body, decided from the method and the path alone, before

@@ -1,4 +1,4 @@
-import { useLive } from "~/features/realtime";
+import { useLive } from "../live-provider";
 
 export function unreadText(unread: number): string | null {
   if (unread <= 0) return null;

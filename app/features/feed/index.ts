@@ -1,2 +1,0 @@
-/** The feed feature's public entry: what other features may import (docs/architecture.md). */
-export * from "./components/feed-list";

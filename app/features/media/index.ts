@@ -1,0 +1,2 @@
+/** The media feature's public entry: what other features may import (docs/architecture.md). */
+export * from "./constants";
