@@ -46,6 +46,7 @@ export default [
       route("users", "routes/_app/admin/users.tsx"),
       route("reports", "routes/_app/admin/reports.tsx"),
       route("audit", "routes/_app/admin/audit.tsx"),
+      route("jobs", "routes/_app/admin/jobs.tsx"),
       route("email", "routes/_app/admin/email.tsx"),
     ]),
   ]),

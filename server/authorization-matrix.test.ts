@@ -410,6 +410,16 @@ const POLICIES: Record<string, Policy> = {
     ],
   },
   "routes/_app/admin/audit.tsx": { kind: "admin-page" },
+  "routes/_app/admin/jobs.tsx": {
+    kind: "admin-page",
+    actions: [
+      {
+        name: "retry a job",
+        body: () => ({ intent: "retry", jobId: "999999999" }),
+        expect: ADMIN_ACTION,
+      },
+    ],
+  },
   "routes/_app/admin/email.tsx": {
     kind: "admin-page",
     actions: [

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { getDatabase, rowsOf } from "~/db/client.server";
+import { countJobs, type JobKindCounts } from "./jobs/inspect.server";
 
 /*
  * What `/metrics` reports (Prometheus text format, prom-client), per instance: requests and
@@ -116,6 +117,46 @@ new Gauge({
       return;
     }
     for (const [status, n] of counts) this.set({ status }, n);
+  },
+});
+
+/** The job system's counts, read once per scrape for both job gauges. */
+let jobCounts: { at: number; rows: Promise<JobKindCounts[]> } | null = null;
+function readJobCounts(): Promise<JobKindCounts[]> {
+  if (!jobCounts || Date.now() - jobCounts.at > 1000) {
+    jobCounts = { at: Date.now(), rows: countJobs(getDatabase().db) };
+  }
+  return jobCounts.rows;
+}
+
+new Gauge({
+  name: "soundtrail_jobs",
+  help: "Background jobs by kind and state (shared by every instance): queued, running, done (kept a day), dead (kept a month).",
+  labelNames: ["kind", "status"] as const,
+  registers: [registry],
+  async collect() {
+    try {
+      for (const row of await readJobCounts()) {
+        for (const [status, n] of Object.entries(row.counts))
+          this.set({ kind: row.kind, status }, n);
+      }
+    } catch {
+      // The database is unreachable: the last values stay.
+    }
+  },
+});
+
+new Gauge({
+  name: "soundtrail_job_oldest_wait_seconds",
+  help: "How long the oldest due, queued job of each kind has waited (0: none waits).",
+  labelNames: ["kind"] as const,
+  registers: [registry],
+  async collect() {
+    try {
+      for (const row of await readJobCounts()) this.set({ kind: row.kind }, row.oldestWaitSeconds);
+    } catch {
+      // The database is unreachable: the last values stay.
+    }
   },
 });
 

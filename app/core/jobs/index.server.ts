@@ -3,6 +3,14 @@ import type { JobDefinition } from "./jobs.server";
 import { JobRunner, type JobRunnerOptions } from "./runner.server";
 
 export {
+  countJobs,
+  discardJob,
+  type JobKindCounts,
+  type JobRow,
+  listJobRows,
+  retryDeadJob,
+} from "./inspect.server";
+export {
   type ActiveJob,
   defineJob,
   type EnqueueOptions,

@@ -85,6 +85,11 @@ export class JobRunner {
     this.maxConcurrent = options.maxConcurrent ?? (options.handle.kind === "pglite" ? 2 : 4);
   }
 
+  /** The definition of a kind this runner runs, if any. */
+  definitionOf(kind: string): AnyDefinition | undefined {
+    return this.definitions.get(kind);
+  }
+
   get isStopping(): boolean {
     return this.stopping;
   }

@@ -1,6 +1,7 @@
 import { count, eq, sql } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { isAppError } from "~/core/errors";
+import { rowsOf } from "~/db/client.server";
 import { auditLog, comments, posts, profiles, reports, session, user } from "~/db/schema";
 import { insertComments, insertPost } from "../../../tests/support/admin-fixtures";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
@@ -8,6 +9,7 @@ import { withTestDatabase } from "../../../tests/support/test-database";
 import { assertAdmin } from "./access.server";
 import { listAuditLog } from "./audit.server";
 import { deleteCommentAsAdmin, listComments } from "./comments.server";
+import { discardJobAsAdmin, listJobsForAdmin, retryJobAsAdmin } from "./jobs.server";
 import { pageInfo, parsePageParam } from "./paging";
 import { deleteReportedContent, listReports, resolveReport } from "./reports.server";
 import { getStatistics } from "./statistics.server";
@@ -66,6 +68,7 @@ describe("who may use the admin functions", () => {
     ["listUsers", (actorId) => listUsers({ actorId: actorId as string, page: 1 })],
     ["listComments", (actorId) => listComments({ actorId: actorId as string, page: 1 })],
     ["listAuditLog", (actorId) => listAuditLog({ actorId: actorId as string, page: 1 })],
+    ["listJobsForAdmin", (actorId) => listJobsForAdmin({ actorId: actorId as string, page: 1 })],
     [
       "listReports",
       (actorId) => listReports({ actorId: actorId as string, page: 1, status: "open" }),
@@ -388,5 +391,56 @@ describe("statistics", () => {
     const stats = await getStatistics({ actorId: admin.id });
     expect(stats.daily.every((d) => d.accounts === 0 && d.posts === 0)).toBe(true);
     expect(stats.active).toEqual({ last7Days: 0, last30Days: 0 });
+  });
+});
+
+describe("background jobs", () => {
+  async function jobOf(status: "queued" | "dead", kind = "test.admin-jobs") {
+    const [row] = rowsOf<{ id: number }>(
+      await testDb().db.execute(sql`insert into jobs (kind, payload, status, attempts, last_error,
+          finished_at)
+        values (${kind}, '{}'::jsonb, ${status}, ${status === "dead" ? 8 : 0},
+          ${status === "dead" ? "the service said no" : null},
+          ${status === "dead" ? sql`now()` : null})
+        returning id`),
+    );
+    return Number(row?.id);
+  }
+  const statusOfJob = async (id: number) =>
+    rowsOf<{ status: string; attempts: number }>(
+      await testDb().db.execute(sql`select status, attempts from jobs where id = ${id}`),
+    )[0] ?? null;
+
+  it("lists jobs by kind and state, and an admin retries a dead one or discards it, recorded", async () => {
+    const admin = await createTestUser({ isAdmin: true });
+    const member = await createTestUser();
+    const dead = await jobOf("dead");
+    const waiting = await jobOf("queued");
+    const listed = await listJobsForAdmin({
+      actorId: admin.id,
+      kind: "test.admin-jobs",
+      status: "dead",
+      page: 1,
+    });
+    expect(listed.items.map((j) => j.id)).toEqual([dead]);
+    expect(listed.items[0]?.lastError).toBe("the service said no");
+    expect(listed.kinds.find((k) => k.kind === "test.admin-jobs")?.counts).toMatchObject({
+      dead: 1,
+      queued: 1,
+    });
+
+    expect(await statusOf(() => retryJobAsAdmin({ actorId: member.id, jobId: dead }))).toBe(403);
+    await retryJobAsAdmin({ actorId: admin.id, jobId: dead });
+    expect(await statusOfJob(dead)).toEqual({ status: "queued", attempts: 0 });
+    // Only a dead job can be retried: a second retry finds nothing to do.
+    expect(await statusOf(() => retryJobAsAdmin({ actorId: admin.id, jobId: dead }))).toBe(404);
+
+    await discardJobAsAdmin({ actorId: admin.id, jobId: waiting });
+    expect(await statusOfJob(waiting)).toBeNull();
+    expect(await statusOf(() => discardJobAsAdmin({ actorId: admin.id, jobId: waiting }))).toBe(
+      404,
+    );
+    const actions = await auditActions();
+    expect(actions).toEqual(expect.arrayContaining(["job.retry", "job.discard"]));
   });
 });

@@ -16,12 +16,14 @@ export const AUDIT_ACTIONS = {
   "campaign.create": "Created a bulk e-mail",
   "campaign.send_batch": "Sent a bulk e-mail batch",
   "email.send_batch": "Sent a batch of e-mails (no campaign)",
+  "job.retry": "Retried a background job",
+  "job.discard": "Discarded a background job",
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
 export interface AuditEntryInput {
   action: AuditAction;
-  targetType: "user" | "comment" | "post" | "report" | "campaign" | "email";
+  targetType: "user" | "comment" | "post" | "report" | "campaign" | "email" | "job";
   targetId: string | null;
   details?: Record<string, unknown>;
 }

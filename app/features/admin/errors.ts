@@ -10,6 +10,7 @@ export const LOAD_ERRORS = {
   reports: "Failed to load reports",
   audit: "Failed to load the audit log",
   campaigns: "Failed to load campaigns",
+  jobs: "Failed to load background jobs",
 } as const;
 
 /** Spec §8: shown when any batch of a bulk mail fails. */

@@ -109,3 +109,13 @@ export const reportActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("delete-content"), reportId: z.uuid(), reason }),
 ]);
 export type ReportAction = z.infer<typeof reportActionSchema>;
+
+export const jobActionSchema = z.object({
+  intent: z.enum(["retry", "discard"], { error: "Choose retry or discard." }),
+  jobId: z.coerce
+    .number({ error: "Not a job." })
+    .int("Not a job.")
+    .positive("Not a job.")
+    .max(Number.MAX_SAFE_INTEGER, "Not a job."),
+});
+export type JobAction = z.infer<typeof jobActionSchema>;

@@ -8,6 +8,7 @@ const SECTIONS: { to: string; label: string; icon: IconName; end: boolean }[] = 
   { to: "/admin/users", label: "Users", icon: "users", end: false },
   { to: "/admin/reports", label: "Reports", icon: "flag", end: false },
   { to: "/admin/audit", label: "Audit log", icon: "scroll-text", end: false },
+  { to: "/admin/jobs", label: "Jobs", icon: "clock", end: false },
   { to: "/admin/email", label: "Bulk e-mail", icon: "mail", end: false },
 ];
 
