@@ -25,6 +25,7 @@ const SERVER_SUITES = [
   "server/database-outage.test.ts",
   "server/db-move.test.ts",
   "server/feed-bytes.test.ts",
+  "server/job-crash.test.ts",
   "server/load.test.ts",
   "server/metrics.test.ts",
   "server/runtime-tree.test.ts",

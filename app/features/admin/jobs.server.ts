@@ -15,16 +15,6 @@ import { assertAdmin } from "./access.server";
 import { recordAudit } from "./audit.server";
 import { type Paged, pageInfo, pageOffset } from "./paging";
 
-/** What each kind of background job does, as an admin reads it. */
-export const JOB_KIND_LABELS: Record<string, string> = {
-  "mail.send": "E-mail",
-  "feed.fanout": "Fan-out to timelines",
-  "unfurl.link": "Link preview",
-  "journey.import": "History import",
-  "journey.aggregate": "Journey aggregates",
-  "settings.data-export": "Data export",
-};
-
 export const JOB_NOT_FOUND = "This job is not waiting or dead any more; the list was refreshed.";
 
 export interface AdminJobs extends Paged<JobRow> {

@@ -7,6 +7,7 @@ import {
   stringFields,
   yieldToRequests,
 } from "~/core/jobs/index.server";
+import { logger } from "~/core/logger.server";
 import { getDb, rowsOf, type Tx } from "~/db/client.server";
 import {
   type ListenImportStatus,
@@ -549,12 +550,16 @@ async function copyImport(job: ActiveJob<{ importId: string }>): Promise<void> {
     });
     // The person is gone, or the import moved on elsewhere: nothing more to do here.
     if (!moved) return;
+    logger.debug(
+      { importId, processed: moved.processed, total: current.total },
+      "import copy step",
+    );
     await job.yield();
   }
 }
 
 async function finishImport(importId: string, userId: string): Promise<void> {
-  await getDb().transaction(async (tx) => {
+  const added = await getDb().transaction(async (tx) => {
     const [done] = await tx
       .update(listenImports)
       .set({ status: "done", updatedAt: sql`now()` })
@@ -566,10 +571,12 @@ async function finishImport(importId: string, userId: string): Promise<void> {
         ),
       )
       .returning({ added: listenImports.added });
-    if (!done) return;
+    if (!done) return null;
     await clearStaging(tx, importId);
     await notifyListenImportDone(tx, { userId, importId, added: done.added });
+    return done.added;
   });
+  if (added !== null) logger.info({ importId, added }, "listening history import done");
 }
 
 /** Rolls back clearStaging's savepoint (and its lock) when other imports have staged plays. */

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { ZipFile } from "yazl";
 import { AppError } from "~/core/errors";
 import { type ActiveJob, defineJob, PermanentJobError } from "~/core/jobs/index.server";
+import { logger } from "~/core/logger.server";
 import { getDb } from "~/db/client.server";
 import { dataExportChunks, dataExports, media, user } from "~/db/schema";
 import { renderEmail } from "~/features/mail";
@@ -329,6 +330,7 @@ async function prepareDataExport(job: ActiveJob<{ exportId: string }>): Promise<
           .where(eq(dataExports.id, exportId));
       }
     });
+    logger.debug({ exportId, piece: seq - 1, bytes: bytes.length }, "data export piece");
     await job.yield();
   };
   try {
@@ -354,7 +356,9 @@ async function prepareDataExport(job: ActiveJob<{ exportId: string }>): Promise<
       .returning({ id: dataExports.id });
     return updated.length > 0;
   });
-  if (isReady) await mailDownloadLink({ id: exportId, userId, expiresAt });
+  if (!isReady) return;
+  logger.info({ exportId, byteSize }, "data export ready");
+  await mailDownloadLink({ id: exportId, userId, expiresAt });
 }
 
 /** Prepares a person's "download everything" archive (see prepareDataExport). */

@@ -7,9 +7,9 @@ import { Pager } from "~/features/admin/components/pager";
 import { ScrollRegion } from "~/features/admin/components/scroll-region";
 import { LOAD_ERRORS } from "~/features/admin/errors";
 import { formatDateTime } from "~/features/admin/format";
+import { JOB_KIND_LABELS } from "~/features/admin/job-kinds";
 import {
   discardJobAsAdmin,
-  JOB_KIND_LABELS,
   listJobsForAdmin,
   parseJobStatus,
   retryJobAsAdmin,

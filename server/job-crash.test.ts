@@ -1,0 +1,289 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import yauzl from "yauzl";
+import { type DatabaseHandle, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
+import { migrateDatabase } from "~/db/migrate.server";
+import { createTestDatabase, createTestDataDir, type TestDatabase } from "~/db/test-db.server";
+import { confirmListenImport, createListenImport } from "~/features/journey/import.server";
+import { requestDataExport } from "~/features/settings/export-archive.server";
+import { insertAccounts, type LiveAccount, signIn } from "../tests/support/live-server";
+import { productionBuild } from "../tests/support/production-build";
+
+/**
+ * Background jobs across kill -9: a history import in the middle of its copy and a data export
+ * in the middle of its archive, both cut off by SIGKILL and taken up again by the next start.
+ * The import must end with exactly the plays of its files (none lost, none twice), the export
+ * with a whole archive holding every play. Runs on PGlite, and on PostgreSQL under
+ * `npm run test:pg` (there a job is taken up once its lease runs out).
+ */
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ON_POSTGRES = Boolean(process.env.TEST_DATABASE_URL);
+const IMPORTED_PLAYS = 60_000;
+const EXPORTED_PLAYS = 150_000;
+const IMPORTER: LiveAccount = {
+  id: "job-crash-importer",
+  email: "importer@job-crash.test",
+  username: "job_crash_importer",
+  displayName: "Importer",
+};
+const EXPORTER: LiveAccount = {
+  id: "job-crash-exporter",
+  email: "exporter@job-crash.test",
+  username: "job_crash_exporter",
+  displayName: "Exporter",
+};
+
+interface Server {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<unknown>;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+/** A Spotify extended-history file of `count` distinct plays, one every 3 minutes. */
+function spotifyHistory(count: number): string {
+  const start = Date.UTC(2022, 0, 1);
+  return JSON.stringify(
+    Array.from({ length: count }, (_, i) => ({
+      ts: new Date(start + i * 180_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      ms_played: 200_000,
+      master_metadata_track_name: `Song ${i}`,
+      master_metadata_album_artist_name: `Artist ${i % 97}`,
+      master_metadata_album_album_name: `Album ${i % 13}`,
+      incognito_mode: false,
+      episode_name: null,
+    })),
+  );
+}
+
+async function unzipLines(bytes: Buffer, name: string): Promise<number> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, opened) =>
+      error || !opened ? reject(error) : resolve(opened),
+    ),
+  );
+  for (;;) {
+    const entry = await new Promise<yauzl.Entry | null>((resolve, reject) => {
+      zip.once("entry", resolve);
+      zip.once("end", () => resolve(null));
+      zip.once("error", reject);
+      zip.readEntry();
+    });
+    zip.removeAllListeners();
+    if (!entry) throw new Error(`${name} is not in the archive`);
+    if (entry.fileName !== name) continue;
+    const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+      zip.openReadStream(entry, (error, opened) =>
+        error || !opened ? reject(error) : resolve(opened),
+      ),
+    );
+    let lines = 0;
+    for await (const part of stream) {
+      for (const byte of part as Buffer) if (byte === 10) lines++;
+    }
+    return lines;
+  }
+}
+
+describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "PostgreSQL" : "PGlite"}`, () => {
+  let buildDir: string;
+  let dataDir: string;
+  let base: string;
+  let port: number;
+  let testDb: TestDatabase | undefined;
+  let running: Server | undefined;
+  let importId: string;
+  let exportId: string;
+
+  function start(): Server {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (key.startsWith("VITEST") || key.startsWith("GITHUB_CLIENT_")) continue;
+      if (["DATABASE_URL", "SMTP_URL", "BASE_URL", "TEST_DATABASE_URL"].includes(key)) continue;
+      env[key] = value;
+    }
+    let output = "";
+    const child = spawn(process.execPath, [path.join(buildDir, "server.mjs")], {
+      cwd: ROOT,
+      env: {
+        ...env,
+        NODE_ENV: "production",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        BASE_URL: base,
+        DATA_DIR: dataDir,
+        ...(testDb?.databaseUrl ? { DATABASE_URL: testDb.databaseUrl } : {}),
+        SOUNDTRAIL_BUILD_DIR: buildDir,
+        SHUTDOWN_DRAIN_SECONDS: "0",
+        TRUST_PROXY: "on",
+        // The jobs' steps are logged at debug: the kill lands between two of them.
+        LOG_LEVEL: "debug",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", (d) => {
+      output += d;
+    });
+    child.stderr?.on("data", (d) => {
+      output += d;
+    });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    running = { child, output: () => output, exited };
+    return running;
+  }
+
+  async function waitForLog(server: Server, test: (line: string) => boolean, what: string) {
+    const deadline = Date.now() + 240_000;
+    for (;;) {
+      if (server.output().split("\n").some(test)) return;
+      if (server.child.exitCode !== null) throw new Error(`the server exited:\n${server.output()}`);
+      if (Date.now() > deadline) throw new Error(`no ${what} in 4 minutes:\n${server.output()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  async function kill9(server: Server): Promise<void> {
+    server.child.kill("SIGKILL");
+    await server.exited;
+    running = undefined;
+  }
+
+  async function openData(): Promise<DatabaseHandle> {
+    if (testDb) return testDb;
+    return openDatabase({ dataDir: path.join(dataDir, "pglite") });
+  }
+
+  beforeAll(async () => {
+    buildDir = await productionBuild();
+    dataDir = mkdtempSync(path.join(tmpdir(), "st-job-crash-"));
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    let handle: DatabaseHandle;
+    if (ON_POSTGRES) {
+      testDb = await createTestDatabase();
+      handle = testDb;
+    } else {
+      await createTestDataDir(path.join(dataDir, "pglite"));
+      handle = await openData();
+      await migrateDatabase(handle);
+    }
+    setDatabase(handle);
+    try {
+      await insertAccounts(handle.db, [IMPORTER, EXPORTER]);
+      // The importer's files are read and confirmed: the copy is a queued job.
+      const file = path.join(dataDir, "endsong_0.json");
+      writeFileSync(file, spotifyHistory(IMPORTED_PLAYS));
+      const preview = await createListenImport({
+        userId: IMPORTER.id,
+        files: [{ name: "endsong_0.json", path: file }],
+      });
+      expect(preview.total).toBe(IMPORTED_PLAYS);
+      importId = (await confirmListenImport({ userId: IMPORTER.id, importId: preview.id })).id;
+      // The exporter has a long history and asked for their data: the archive is a queued job.
+      await handle.db.execute(sql`
+        insert into listens (user_id, listened_at, duration_ms, artist_name, track_name,
+          release_name, artist_key, track_key, release_key, source)
+        select ${EXPORTER.id}, timestamptz '2020-01-01' + make_interval(mins => i), 180000,
+          'Artist ' || (i % 211), 'Track ' || i, 'Album ' || (i % 17), 'artist ' || (i % 211),
+          'track ' || i, 'album ' || (i % 17), 'scrobble'
+        from generate_series(1, ${EXPORTED_PLAYS}) i`);
+      exportId = (await requestDataExport({ userId: EXPORTER.id })).id;
+    } finally {
+      setDatabase(undefined);
+      if (!ON_POSTGRES) await handle.close();
+    }
+  }, 600_000);
+
+  afterAll(async () => {
+    if (running) await kill9(running);
+    await testDb?.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it("finishes the import with exactly its plays and the export with a whole archive", async () => {
+    let server = start();
+    // Killed once both are under way: the copy past its fifth step, the archive past a piece.
+    await waitForLog(
+      server,
+      (line) => /"import copy step"/.test(line) && /"processed":(1\d|[2-9]\d)\d{3}\b/.test(line),
+      "fifth import step",
+    );
+    await waitForLog(server, (line) => /"data export piece"/.test(line), "export piece");
+    await kill9(server);
+
+    server = start();
+    try {
+      await waitForLog(server, (line) => /listening history import done/.test(line), "import end");
+      await waitForLog(server, (line) => /data export ready/.test(line), "export end");
+    } catch (error) {
+      // What the jobs were doing, for the failure's message.
+      await kill9(server);
+      const handle = await openData();
+      try {
+        const jobs = rowsOf(
+          await handle.db.execute(sql`select id, kind, key, status, attempts, run_at,
+            locked_until, last_error from jobs order by id`),
+        );
+        const imports = rowsOf(
+          await handle.db.execute(sql`select status, processed, total, added, error
+            from listen_imports`),
+        );
+        throw new Error(
+          `${(error as Error).message}\njobs: ${JSON.stringify(jobs)}\nimports: ${JSON.stringify(imports)}`,
+        );
+      } finally {
+        if (!testDb) await handle.close();
+      }
+    }
+
+    // The archive downloads whole, with every play.
+    const cookie = await signIn(base, EXPORTER.email, "198.51.100.9");
+    const response = await fetch(`${base}/settings/data/export/${exportId}`, {
+      headers: { Cookie: cookie, "X-Forwarded-For": "198.51.100.9" },
+    });
+    expect(response.status).toBe(200);
+    const archive = Buffer.from(await response.arrayBuffer());
+    expect(archive.byteLength).toBe(Number(response.headers.get("Content-Length")));
+    expect(await unzipLines(archive, "listens.jsonl")).toBe(EXPORTED_PLAYS);
+
+    server.child.kill("SIGTERM");
+    await server.exited;
+    running = undefined;
+    const handle = await openData();
+    try {
+      const [result] = rowsOf<{ status: string; processed: number; added: number; plays: number }>(
+        await handle.db.execute(sql`
+          select i.status, i.processed, i.added,
+            (select count(*)::int from listens where user_id = ${IMPORTER.id}) as plays
+          from listen_imports i where i.id = ${importId}`),
+      );
+      expect(result).toEqual({
+        status: "done",
+        processed: IMPORTED_PLAYS,
+        added: IMPORTED_PLAYS,
+        plays: IMPORTED_PLAYS,
+      });
+      const [jobs] = rowsOf<{ left: number }>(
+        await handle.db.execute(sql`select count(*)::int as left from jobs
+          where kind in ('journey.import', 'settings.data-export') and status <> 'done'`),
+      );
+      expect(jobs?.left).toBe(0);
+    } finally {
+      if (!testDb) await handle.close();
+    }
+  }, 900_000);
+});
