@@ -10,7 +10,15 @@ import {
 } from "../tests/support/live-server";
 import { loadPeople, seedLoad, signInPeople } from "../tests/support/load-workload";
 import { type BudgetRow, log, ms, percentile, type StepOutcome } from "./lib/report";
-import { loop, METRICS_TOKEN, metrics, metricValue, type Timings, timings } from "./lib/traffic";
+import {
+  loop,
+  METRICS_TOKEN,
+  metrics,
+  metricValue,
+  type Timings,
+  timings,
+  waitForJobs,
+} from "./lib/traffic";
 
 /**
  * Issue 36: heavy listeners in the mix. HEAVY people (BENCH_HEAVY_PEOPLE, default 20) with PLAYS
@@ -85,16 +93,7 @@ export async function benchHeavyListeners(): Promise<StepOutcome> {
   try {
     const base = server.base;
     // The server's own job aggregates every history (queued at start for plays it has not seen).
-    const aggregating = performance.now();
-    for (;;) {
-      const text = await metrics(base);
-      const left =
-        metricValue(text, "soundtrail_jobs", { kind: "journey.aggregate", status: "queued" }) +
-        metricValue(text, "soundtrail_jobs", { kind: "journey.aggregate", status: "running" });
-      if (left === 0) break;
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-    const aggregateSeconds = (performance.now() - aggregating) / 1000;
+    const aggregateSeconds = await waitForJobs(base, "journey.aggregate");
     log(`heavy-listeners: histories aggregated in ${aggregateSeconds.toFixed(0)} s`);
 
     const rssAtRest = server.rss() ?? 0;

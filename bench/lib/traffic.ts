@@ -55,3 +55,16 @@ export async function loop(
 }
 
 export const timings = (): Timings => ({ samples: [], statuses: new Map() });
+
+/** Waits until no job of `kind` is queued or running (by the server's /metrics); seconds taken. */
+export async function waitForJobs(base: string, kind: string): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const text = await metrics(base);
+    const left =
+      metricValue(text, "soundtrail_jobs", { kind, status: "queued" }) +
+      metricValue(text, "soundtrail_jobs", { kind, status: "running" });
+    if (left === 0) return (performance.now() - started) / 1000;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
