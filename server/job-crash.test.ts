@@ -7,9 +7,10 @@ import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
-import { type DatabaseHandle, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
+import { type DatabaseHandle, getDb, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { createTestDatabase, createTestDataDir, type TestDatabase } from "~/db/test-db.server";
+import { queueFanOut } from "~/features/feed/fanout-jobs.server";
 import { settleJourneyAggregates } from "~/features/journey/aggregates.server";
 import { confirmListenImport, createListenImport } from "~/features/journey/import.server";
 import { computeJourneyStats, computeJourneyStatsFromPlays } from "~/features/journey/stats.server";
@@ -38,6 +39,14 @@ const IMPORTER: LiveAccount = {
   email: "importer@job-crash.test",
   username: "job_crash_importer",
   displayName: "Importer",
+};
+const FOLLOWERS = 40_000;
+const POST_ID = "0b5e7a52-4c1f-4f0e-9a7e-000000000041";
+const POSTER: LiveAccount = {
+  id: "job-crash-poster",
+  email: "poster@job-crash.test",
+  username: "job_crash_poster",
+  displayName: "Poster",
 };
 const EXPORTER: LiveAccount = {
   id: "job-crash-exporter",
@@ -189,7 +198,13 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
     }
     setDatabase(handle);
     try {
-      await insertAccounts(handle.db, [IMPORTER, EXPORTER]);
+      await insertAccounts(handle.db, [IMPORTER, EXPORTER, POSTER]);
+      // The poster's followers: a fan-out of FOLLOWERS / 1000 batches.
+      await handle.db.execute(sql`insert into "user" (id, name, email, email_verified)
+        select 'job-crash-follower-' || i, 'Follower ' || i, 'follower' || i || '@job-crash.test', true
+        from generate_series(1, ${FOLLOWERS}) i`);
+      await handle.db.execute(sql`insert into follows (follower_id, followee_id)
+        select 'job-crash-follower-' || i, ${POSTER.id} from generate_series(1, ${FOLLOWERS}) i`);
       // The importer's files are read and confirmed: the copy is a queued job.
       const file = path.join(dataDir, "endsong_0.json");
       writeFileSync(file, spotifyHistory(IMPORTED_PLAYS));
@@ -219,7 +234,7 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  it("finishes the import with exactly its plays and the export with a whole archive", async () => {
+  it("finishes the import with exactly its plays, the export with a whole archive, the fan-out to every follower once", async () => {
     // First cut: the import past its fifth copy step (of thirty), before its end.
     let server = start();
     await waitForLog(
@@ -244,20 +259,35 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
     await waitForLog(server, (line) => /"data export piece"/.test(line), "export piece");
     await kill9(server);
     expect(server.output()).not.toMatch(/data export ready/);
-    // The import may have finished in the second run already.
-    const importDoneEarlier = /listening history import done/.test(server.output());
+    // What finished in the second run needs no waiting for later.
+    let said = server.output();
 
-    // The third start finishes both.
-    server = start();
+    // A poster with many followers posts while the server is down; the third start takes the
+    // import and the archive up again and begins the fan-out, cut off after its first batch.
+    const data3 = await openData();
+    setDatabase(data3);
     try {
-      if (!importDoneEarlier) {
-        await waitForLog(
-          server,
-          (line) => /listening history import done/.test(line),
-          "import end",
-        );
-      }
-      await waitForLog(server, (line) => /data export ready/.test(line), "export end");
+      await data3.db.execute(sql`insert into posts (id, author_id, kind, title, audience)
+        values (${POST_ID}::uuid, ${POSTER.id}, 'track', 'Crash Song', 'everyone')`);
+      await queueFanOut(getDb(), POST_ID);
+    } finally {
+      setDatabase(undefined);
+      if (!testDb) await data3.close();
+    }
+    server = start();
+    await waitForLog(server, (line) => /"fan-out batch"/.test(line), "fan-out batch");
+    await kill9(server);
+    expect(server.output()).not.toMatch(/"fan-out done"/);
+    said += server.output();
+
+    // The fourth start finishes all three.
+    server = start();
+    const until = (pattern: RegExp, what: string) =>
+      pattern.test(said) ? Promise.resolve() : waitForLog(server, (l) => pattern.test(l), what);
+    try {
+      await until(/listening history import done/, "import end");
+      await until(/data export ready/, "export end");
+      await until(/"fan-out done"/, "fan-out end");
     } catch (error) {
       // What the jobs were doing, for the failure's message.
       await kill9(server);
@@ -309,12 +339,20 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
       // Each job ran more than once (the kills did cut them off) and none is left.
       const jobs = rowsOf<{ kind: string; status: string; attempts: number }>(
         await data.db.execute(sql`select kind, status, attempts from jobs
-          where kind in ('journey.import', 'settings.data-export') order by kind`),
+          where kind in ('journey.import', 'settings.data-export', 'feed.fanout') order by kind`),
       );
       expect(jobs.map((job) => [job.kind, job.status])).toEqual([
+        ["feed.fanout", "done"],
         ["journey.import", "done"],
         ["settings.data-export", "done"],
       ]);
+      // Every follower's timeline has the post, once.
+      const [timeline] = rowsOf<{ rows: number; people: number }>(
+        await data.db.execute(sql`select count(*)::int as rows,
+            count(distinct user_id)::int as people
+          from home_timeline where post_id = ${POST_ID}::uuid`),
+      );
+      expect(timeline).toEqual({ rows: FOLLOWERS, people: FOLLOWERS });
       for (const job of jobs) expect(job.attempts).toBeGreaterThanOrEqual(2);
 
       // The journey aggregates, whose jobs the kills cut off as well (the exporter's history is
