@@ -9,6 +9,7 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import {
+  authJwtKeys,
   authRefreshTokens,
   authTokenSessions,
   profiles,
@@ -599,12 +600,32 @@ describe("bearer tokens on the data routes", () => {
 });
 
 describe("key rotation", () => {
+  it("keeps the keys in the database: another instance on it verifies the tokens and publishes the same JWKS", async () => {
+    const { session } = await confirmedAccount();
+    const published = (await call("/.well-known/jwks.json")).body;
+    // A second instance on the same database: no key set in memory, only the table.
+    resetSigningKeys();
+    expect((await call("/.well-known/jwks.json")).body).toEqual(published);
+    expect((await call("/user", { token: session.access_token })).status).toBe(200);
+    const rows = await testDb.db.select().from(authJwtKeys);
+    expect(rows.map((row) => row.kid).sort()).toEqual(
+      (published.keys as { kid: string }[]).map((key) => key.kid).sort(),
+    );
+  });
+
   it("publishes the previous key after a rotation, so earlier tokens keep verifying", async () => {
     const { session: before } = await confirmedAccount();
-    const kid = await rotateSigningKey({ DATA_DIR: process.env.DATA_DIR ?? "" });
+    const published = (await call("/.well-known/jwks.json")).body.keys as { kid: string }[];
+    const kid = await rotateSigningKey({ AUTH_JWT_EXPIRY: 3600 });
     const keys = (await call("/.well-known/jwks.json")).body.keys as { kid: string }[];
-    expect(keys).toHaveLength(2);
+    expect(keys).toHaveLength(published.length + 1);
     expect(keys[0]?.kid).toBe(kid);
+    expect(keys.map((key) => key.kid)).toEqual(
+      expect.arrayContaining(published.map((key) => key.kid)),
+    );
+    expect((await call("/user", { token: before.access_token })).status).toBe(200);
+    // Another instance that never saw the old key as current still accepts its tokens.
+    resetSigningKeys();
     expect((await call("/user", { token: before.access_token })).status).toBe(200);
     const after = await call("/token?grant_type=refresh_token", {
       body: { refresh_token: before.refresh_token },

@@ -245,7 +245,8 @@ async function settings(): Promise<Response> {
 }
 
 async function jwks(): Promise<Response> {
-  const keys = await getSigningKeys(getEnv());
+  // Read from the table each time: every instance publishes the same set, at once after a rotation.
+  const keys = await getSigningKeys(getEnv(), { fresh: true });
   return json(keys.jwks, { headers: { "Cache-Control": "public, max-age=600" } });
 }
 
