@@ -59,6 +59,25 @@ function totp(secret: string, offset = 0): Promise<string> {
   );
 }
 
+/** The mailed sign-up confirmation link of an address, opened. */
+async function confirmByMail(email: string): Promise<void> {
+  const raw = (await mailTo(email)).replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+  const link = raw.match(/https?:\/\/[^\s"<>]+\/auth\/confirm\?token=[A-Za-z0-9._%-]+/)?.[0];
+  expect(link).toBeDefined();
+  expect((await fetch(link ?? "", { redirect: "manual" })).status).toBe(302);
+}
+
+let accounts = 0;
+/** A new confirmed e-mail account of the test's own (unique address), signed out. */
+async function confirmedUser(ip: string, label: string): Promise<{ email: string }> {
+  accounts += 1;
+  const email = `${label}-${accounts}-${Date.now()}@example.org`;
+  const signUp = await client(ip).auth.signUp({ email, password: PASSWORD });
+  expect(signUp.error).toBeNull();
+  await confirmByMail(email);
+  return { email };
+}
+
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startLiveServer({ env: { SMTP_URL: sink.url } });
@@ -302,6 +321,58 @@ describe("@supabase/supabase-js against Soundtrail", () => {
       },
     });
     expect(aal1.status).toBe(401);
+  });
+
+  it("answers a bad, ended or aal1 bearer on the data routes with 401 JSON and WWW-Authenticate", async () => {
+    const device = client("10.77.1.1");
+    const guest = await device.auth.signInAnonymously();
+    const ended = guest.data.session?.access_token ?? "";
+    expect((await device.auth.signOut()).error).toBeNull();
+    // A well-formed token signed by a key this server never had.
+    const [head = "", body = ""] = ended.split(".");
+    const forged = `${head}.${body}.${Buffer.from("not the signature").toString("base64url")}`;
+    // An account of its own with two-step sign-in: a new password sign-in is aal1.
+    const { email } = await confirmedUser("10.77.1.2", "bearer-aal1");
+    const first = client("10.77.1.3");
+    await first.auth.signInWithPassword({ email, password: PASSWORD });
+    const enrolled = await first.auth.mfa.enroll({ factorType: "totp" });
+    if (!enrolled.data || enrolled.data.type !== "totp") throw new Error("no TOTP factor");
+    const challenge = await first.auth.mfa.challenge({ factorId: enrolled.data.id });
+    const verified = await first.auth.mfa.verify({
+      factorId: enrolled.data.id,
+      challengeId: challenge.data?.id ?? "",
+      code: await totp(enrolled.data.totp.secret),
+    });
+    expect(verified.error).toBeNull();
+    const later = await client("10.77.1.4").auth.signInWithPassword({ email, password: PASSWORD });
+    const aal1 = later.data.session?.access_token ?? "";
+    expect(aal1).not.toBe("");
+    const tokens = { garbage: "not-a-token", ended, forged, aal1 };
+    for (const [name, token] of Object.entries(tokens)) {
+      for (const [method, path] of [
+        ["GET", "/api/feed"],
+        ["GET", "/api/feed?tab=everyone"],
+        ["POST", "/api/like"],
+        ["GET", "/feed"],
+      ] as const) {
+        const response = await fetch(`${server.base}${path}`, {
+          method,
+          headers: {
+            Authorization: `Bearer ${token}`,
+            ...(method === "POST" ? { "Content-Type": "application/x-www-form-urlencoded" } : {}),
+          },
+          ...(method === "POST" ? { body: "intent=like&postId=x" } : {}),
+          redirect: "manual",
+        });
+        const label = `${name} ${method} ${path}`;
+        expect(response.status, label).toBe(401);
+        expect(response.headers.get("www-authenticate"), label).toMatch(
+          /^Bearer error="invalid_token"/,
+        );
+        expect(response.headers.get("content-type"), label).toMatch(/^application\/json/);
+        expect(await response.json(), label).toMatchObject({ ok: false, error: "invalid_token" });
+      }
+    }
   });
 
   it("recovers a forgotten password: resetPasswordForEmail, verifyOtp with the mailed token, updateUser", async () => {
