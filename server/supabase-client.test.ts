@@ -59,6 +59,11 @@ function totp(secret: string, offset = 0): Promise<string> {
   );
 }
 
+/** A raw mail's text with quoted-printable soft breaks and "=3D" undone. */
+function decodeMail(raw: string): string {
+  return raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+}
+
 /** The mailed sign-up confirmation link of an address, opened. */
 async function confirmByMail(email: string): Promise<void> {
   const raw = (await mailTo(email)).replace(/=\r?\n/g, "").replace(/=3D/g, "=");
@@ -373,6 +378,136 @@ describe("@supabase/supabase-js against Soundtrail", () => {
         expect(await response.json(), label).toMatchObject({ ok: false, error: "invalid_token" });
       }
     }
+  });
+
+  it("upgrades a guest: updateUser({ email }), verifyOtp email_change by token hash, then a password without reauthentication", async () => {
+    const app = client("10.77.2.1");
+    const guest = await app.auth.signInAnonymously({ options: { data: { theme: "dark" } } });
+    expect(guest.error).toBeNull();
+    expect(guest.data.user).toMatchObject({ is_anonymous: true, user_metadata: { theme: "dark" } });
+    // A guest has no e-mail or phone yet: a password alone is refused, as GoTrue does.
+    const early = await app.auth.updateUser({ password: "Guest-Upgrade-Pass-2024" });
+    expect(early.error).toMatchObject({ status: 422, code: "validation_failed" });
+
+    const email = `guest-upgrade-${Date.now()}@example.org`;
+    const asked = await app.auth.updateUser({ email });
+    expect(asked.error).toBeNull();
+    expect(asked.data.user).toMatchObject({ is_anonymous: true, new_email: email });
+    const mail = decodeMail(await mailTo(email));
+    const tokenHash = mail.match(
+      /\/auth\/v1\/verify\?token=([A-Za-z0-9_-]+)&type=email_change/,
+    )?.[1];
+    expect(tokenHash).toBeDefined();
+    const verified = await app.auth.verifyOtp({
+      token_hash: tokenHash ?? "",
+      type: "email_change",
+    });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user).toMatchObject({ email, is_anonymous: false });
+    expect(verified.data.user?.id).toBe(guest.data.user?.id);
+    expect(verified.data.user?.identities?.map((i) => i.provider)).toEqual(["email"]);
+    // The same link a second time: GoTrue's 403.
+    const reused = await client("10.77.2.2").auth.verifyOtp({
+      token_hash: tokenHash ?? "",
+      type: "email_change",
+    });
+    expect(reused.error).toMatchObject({
+      status: 403,
+      code: "otp_expired",
+      message: "Email link is invalid or has expired",
+    });
+
+    const NEW = "Guest-Upgrade-Pass-2024";
+    const set = await app.auth.updateUser({ password: NEW });
+    expect(set.error).toBeNull();
+    const later = await client("10.77.2.3").auth.signInWithPassword({ email, password: NEW });
+    expect(later.error).toBeNull();
+    expect(later.data.user).toMatchObject({
+      id: guest.data.user?.id,
+      is_anonymous: false,
+      user_metadata: { theme: "dark" },
+    });
+  });
+
+  it("confirms an e-mail change of a full account by the mailed code, and resends it", async () => {
+    const { email } = await confirmedUser("10.77.3.1", "change-code");
+    const app = client("10.77.3.2");
+    expect((await app.auth.signInWithPassword({ email, password: PASSWORD })).error).toBeNull();
+    const next = `changed-${Date.now()}@example.org`;
+    expect((await app.auth.updateUser({ email: next })).error).toBeNull();
+    await mailTo(next);
+    sink.received.splice(0, sink.received.length);
+    // resend({ type: "email_change" }) with the current address mails a fresh code.
+    expect((await app.auth.resend({ type: "email_change", email })).error).toBeNull();
+    const code = decodeMail(await mailTo(next)).match(/Subject: (\d{6}) /)?.[1] ?? "";
+    expect(code).toMatch(/^\d{6}$/);
+    const verified = await app.auth.verifyOtp({ email: next, token: code, type: "email_change" });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user?.email).toBe(next);
+    expect(
+      (await client("10.77.3.3").auth.signInWithPassword({ email: next, password: PASSWORD }))
+        .error,
+    ).toBeNull();
+  });
+
+  it("refuses a used sign-up confirmation token with 403 otp_expired", async () => {
+    const app = client("10.77.4.1");
+    const email = `used-token-${Date.now()}@example.org`;
+    expect((await app.auth.signUp({ email, password: PASSWORD })).error).toBeNull();
+    const raw = decodeMail(await mailTo(email));
+    const token = decodeURIComponent(
+      raw.match(/\/auth\/confirm\?token=([A-Za-z0-9._%-]+)/)?.[1] ?? "",
+    );
+    const first = await app.auth.verifyOtp({ token_hash: token, type: "signup" });
+    expect(first.error).toBeNull();
+    expect(first.data.session?.user.email).toBe(email);
+    const second = await client("10.77.4.2").auth.verifyOtp({ token_hash: token, type: "signup" });
+    expect(second.error).toMatchObject({
+      status: 403,
+      code: "otp_expired",
+      message: "Email link is invalid or has expired",
+    });
+  });
+
+  it("signs up without a password: signInWithOtp makes the account and mails the code; shouldCreateUser false refuses", async () => {
+    const app = client("10.77.5.1");
+    const email = `otp-signup-${Date.now()}@example.org`;
+    const refused = await app.auth.signInWithOtp({ email, options: { shouldCreateUser: false } });
+    expect(refused.error).toMatchObject({ status: 422, code: "otp_disabled" });
+    const sent = await app.auth.signInWithOtp({ email, options: { data: { plan: "free" } } });
+    expect(sent.error).toBeNull();
+    const code = decodeMail(await mailTo(email)).match(/Subject: (\d{6}) /)?.[1] ?? "";
+    expect(code).toMatch(/^\d{6}$/);
+    const verified = await app.auth.verifyOtp({ email, token: code, type: "email" });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user).toMatchObject({
+      email,
+      is_anonymous: false,
+      user_metadata: { plan: "free" },
+    });
+    expect(verified.data.user?.email_confirmed_at).toEqual(expect.any(String));
+  });
+
+  it("keeps any JSON object as user_metadata: signUp data, updateUser data (merged, null removes)", async () => {
+    const app = client("10.77.6.1");
+    const email = `metadata-${Date.now()}@example.org`;
+    const data = { favourite: { album: "Blue", year: 1971 }, tags: ["folk", "jazz"], beta: true };
+    const signUp = await app.auth.signUp({ email, password: PASSWORD, options: { data } });
+    expect(signUp.error).toBeNull();
+    expect(signUp.data.user?.user_metadata).toMatchObject(data);
+    await confirmByMail(email);
+    const signIn = await app.auth.signInWithPassword({ email, password: PASSWORD });
+    expect(signIn.data.user?.user_metadata).toMatchObject(data);
+    const updated = await app.auth.updateUser({ data: { beta: null, tags: ["soul"], level: 3 } });
+    expect(updated.error).toBeNull();
+    expect(updated.data.user?.user_metadata).toMatchObject({
+      favourite: { album: "Blue", year: 1971 },
+      tags: ["soul"],
+      level: 3,
+    });
+    expect(updated.data.user?.user_metadata).not.toHaveProperty("beta");
+    const read = await app.auth.getUser();
+    expect(read.data.user?.user_metadata).toEqual(updated.data.user?.user_metadata);
   });
 
   it("recovers a forgotten password: resetPasswordForEmail, verifyOtp with the mailed token, updateUser", async () => {
