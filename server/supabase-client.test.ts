@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { base32 } from "@better-auth/utils/base32";
 import { createOTP } from "@better-auth/utils/otp";
 import {
@@ -7,6 +8,15 @@ import {
   isAuthWeakPasswordError,
   type SupabaseClient,
 } from "@supabase/supabase-js";
+import fc from "fast-check";
+import {
+  type CryptoKey,
+  calculateJwkThumbprint,
+  decodeJwt,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+} from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type LiveServer, startLiveServer } from "../tests/support/live-server";
 import { startSmtpSink } from "../tests/support/smtp-sink";
@@ -572,5 +582,335 @@ describe("@supabase/supabase-js against Soundtrail", () => {
     ).toBeNull();
     const level = await later.auth.mfa.getAuthenticatorAssuranceLevel();
     expect(level.data).toMatchObject({ currentLevel: "aal1", nextLevel: "aal1" });
+  });
+});
+
+describe("with AUTH_AUTOCONFIRM, keys from AUTH_JWT_KEYS and the service-role key", () => {
+  let auto: LiveServer;
+  let signingKey: CryptoKey;
+  let kid = "";
+  let serviceKey = "";
+
+  function autoClient(ip: string, key = "soundtrail-public-key"): SupabaseClient {
+    return createClient(auto.base, key, {
+      auth: { autoRefreshToken: false, persistSession: false, detectSessionInUrl: false },
+      global: { headers: { "X-Forwarded-For": ip } },
+      realtime: { transport: NoRealtime as never },
+    });
+  }
+
+  beforeAll(async () => {
+    const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+    const jwk = await exportJWK(privateKey);
+    kid = await calculateJwkThumbprint(jwk);
+    signingKey = privateKey;
+    const keys = JSON.stringify({ keys: [{ ...jwk, kid, alg: "ES256", use: "sig" }] });
+    auto = await startLiveServer({
+      env: { SMTP_URL: sink.url, AUTH_AUTOCONFIRM: "true", AUTH_JWT_KEYS: keys },
+    });
+    // The documented command, with the same keys and address as the server.
+    const env: NodeJS.ProcessEnv = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      if (!name.startsWith("VITEST") && name !== "DATABASE_URL") env[name] = value;
+    }
+    const printed = spawnSync(process.execPath, ["scripts/service-key.mjs"], {
+      encoding: "utf8",
+      env: { ...env, AUTH_JWT_KEYS: keys, BASE_URL: auto.base, LOG_LEVEL: "warn" },
+    });
+    expect(printed.status, printed.stderr).toBe(0);
+    serviceKey = printed.stdout.trim();
+  }, 600_000);
+
+  afterAll(async () => {
+    await auto?.stop();
+  });
+
+  it("signs up with a session at once, refuses a taken address, and says so in /settings", async () => {
+    const app = autoClient("10.78.0.1");
+    const email = `autoconfirm-${Date.now()}@example.org`;
+    const signUp = await app.auth.signUp({
+      email,
+      password: PASSWORD,
+      options: { data: { origin: "autoconfirm" } },
+    });
+    expect(signUp.error).toBeNull();
+    expect(signUp.data.session?.access_token).toEqual(expect.any(String));
+    expect(signUp.data.user).toMatchObject({ email, user_metadata: { origin: "autoconfirm" } });
+    expect(signUp.data.user?.email_confirmed_at).toEqual(expect.any(String));
+    expect((await app.auth.getUser()).data.user?.email).toBe(email);
+    const again = await autoClient("10.78.0.2").auth.signUp({ email, password: PASSWORD });
+    expect(again.error).toMatchObject({ status: 422, code: "user_already_exists" });
+    const settings = (await (await fetch(`${auto.base}/auth/v1/settings`)).json()) as {
+      mailer_autoconfirm: boolean;
+    };
+    expect(settings.mailer_autoconfirm).toBe(true);
+    // A guest's address is taken as given, as GoTrue with autoconfirm.
+    const guest = autoClient("10.78.0.3");
+    await guest.auth.signInAnonymously();
+    const guestEmail = `autoconfirm-guest-${Date.now()}@example.org`;
+    const upgraded = await guest.auth.updateUser({ email: guestEmail });
+    expect(upgraded.error).toBeNull();
+    expect(upgraded.data.user).toMatchObject({ email: guestEmail, is_anonymous: false });
+  });
+
+  it("answers an expired token with 401 on the data routes and 403 bad_jwt on /auth/v1", async () => {
+    const app = autoClient("10.78.1.1");
+    const signUp = await app.auth.signUp({
+      email: `expired-${Date.now()}@example.org`,
+      password: PASSWORD,
+    });
+    const live = decodeJwt(signUp.data.session?.access_token ?? "");
+    const now = Math.floor(Date.now() / 1000);
+    // The same claims, signed by the instance's key, but expired an hour ago.
+    const expired = await new SignJWT({ ...live, exp: now - 3600, iat: now - 7200 })
+      .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
+      .sign(signingKey);
+    const feed = await fetch(`${auto.base}/api/feed`, {
+      headers: { Authorization: `Bearer ${expired}` },
+    });
+    expect(feed.status).toBe(401);
+    expect(feed.headers.get("www-authenticate")).toMatch(/^Bearer error="invalid_token"/);
+    expect(await feed.json()).toMatchObject({ error: "invalid_token" });
+    const user = await fetch(`${auto.base}/auth/v1/user`, {
+      headers: { Authorization: `Bearer ${expired}` },
+    });
+    expect(user.status).toBe(403);
+    expect(await user.json()).toMatchObject({ error_code: "bad_jwt" });
+    // The live token still works.
+    const ok = await fetch(`${auto.base}/api/feed`, {
+      headers: { Authorization: `Bearer ${signUp.data.session?.access_token}` },
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it("auth.admin with the service-role key: create, list (paged), get, update, ban, links, invite, sign out, factors, delete", async () => {
+    const admin = autoClient("10.78.2.1", serviceKey).auth.admin;
+    const email = `admin-made-${Date.now()}@example.org`;
+    const created = await admin.createUser({
+      email,
+      password: PASSWORD,
+      email_confirm: true,
+      user_metadata: { plan: "pro" },
+      app_metadata: { tier: 2 },
+    });
+    expect(created.error).toBeNull();
+    const id = created.data.user?.id ?? "";
+    expect(created.data.user).toMatchObject({
+      email,
+      user_metadata: { plan: "pro" },
+      app_metadata: { tier: 2, provider: "email" },
+    });
+    const person = autoClient("10.78.2.2");
+    expect((await person.auth.signInWithPassword({ email, password: PASSWORD })).error).toBeNull();
+
+    const page = await admin.listUsers({ page: 1, perPage: 1 });
+    expect(page.error).toBeNull();
+    expect(page.data.users).toHaveLength(1);
+    expect(page.data).toMatchObject({ nextPage: 2 });
+    expect((page.data as { total: number }).total).toBeGreaterThan(1);
+    expect((await admin.getUserById(id)).data.user?.email).toBe(email);
+
+    const banned = await admin.updateUserById(id, {
+      ban_duration: "1h",
+      app_metadata: { tier: 3 },
+    });
+    expect(banned.error).toBeNull();
+    expect(banned.data.user?.app_metadata).toMatchObject({ tier: 3 });
+    expect((banned.data.user as { banned_until?: string }).banned_until).toEqual(
+      expect.any(String),
+    );
+    expect((await person.auth.getUser()).error).not.toBeNull();
+    const refused = await autoClient("10.78.2.3").auth.signInWithPassword({
+      email,
+      password: PASSWORD,
+    });
+    expect(refused.error?.status).toBeGreaterThanOrEqual(400);
+    expect((await admin.updateUserById(id, { ban_duration: "none" })).error).toBeNull();
+    expect(
+      (await autoClient("10.78.2.4").auth.signInWithPassword({ email, password: PASSWORD })).error,
+    ).toBeNull();
+
+    // generateLink: a magic link's hashed token signs in once.
+    const link = await admin.generateLink({ type: "magiclink", email });
+    expect(link.error).toBeNull();
+    expect(link.data.properties?.action_link).toContain("/auth/v1/verify?token=");
+    const viaLink = autoClient("10.78.2.5");
+    const verified = await viaLink.auth.verifyOtp({
+      token_hash: link.data.properties?.hashed_token ?? "",
+      type: "magiclink",
+    });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user?.id).toBe(id);
+    // ... and an e-mail change link makes the new address the account's.
+    const newEmail = `admin-changed-${Date.now()}@example.org`;
+    const change = await admin.generateLink({ type: "email_change_new", email, newEmail });
+    expect(change.error).toBeNull();
+    const changed = await autoClient("10.78.2.6").auth.verifyOtp({
+      email: newEmail,
+      token: change.data.properties?.email_otp ?? "",
+      type: "email_change",
+    });
+    expect(changed.error).toBeNull();
+    expect(changed.data.user?.email).toBe(newEmail);
+
+    // signOut(jwt) ends that session.
+    const token = verified.data.session?.access_token ?? "";
+    expect((await admin.signOut(token)).error).toBeNull();
+    expect((await viaLink.auth.getUser()).error).not.toBeNull();
+
+    expect((await admin.mfa.listFactors({ userId: id })).data?.factors).toEqual([]);
+
+    const invitedEmail = `invited-${Date.now()}@example.org`;
+    const invited = await admin.inviteUserByEmail(invitedEmail, { data: { invitedBy: "test" } });
+    expect(invited.error).toBeNull();
+    expect(invited.data.user).toMatchObject({
+      email: invitedEmail,
+      user_metadata: { invitedBy: "test" },
+    });
+    const inviteMail = decodeMail(await mailTo(invitedEmail));
+    const inviteToken = inviteMail.match(
+      /\/auth\/v1\/verify\?token=([A-Za-z0-9_-]+)&type=invite/,
+    )?.[1];
+    const accepted = await autoClient("10.78.2.7").auth.verifyOtp({
+      token_hash: inviteToken ?? "",
+      type: "invite",
+    });
+    expect(accepted.error).toBeNull();
+    expect(accepted.data.user?.email_confirmed_at).toEqual(expect.any(String));
+
+    expect((await admin.deleteUser(id, true)).error).toBeNull();
+    expect(
+      (
+        await autoClient("10.78.2.8").auth.signInWithPassword({
+          email: newEmail,
+          password: PASSWORD,
+        })
+      ).error,
+    ).not.toBeNull();
+    expect((await admin.deleteUser(invited.data.user?.id ?? "")).error).toBeNull();
+    expect((await admin.getUserById(invited.data.user?.id ?? "")).error).toMatchObject({
+      status: 404,
+      code: "user_not_found",
+    });
+  });
+
+  it("refuses the admin API without the service-role key: a user's token gets 403 not_admin", async () => {
+    const app = autoClient("10.78.3.1");
+    const signUp = await app.auth.signUp({
+      email: `not-admin-${Date.now()}@example.org`,
+      password: PASSWORD,
+    });
+    const userToken = signUp.data.session?.access_token ?? "";
+    const asUser = autoClient("10.78.3.2", userToken).auth.admin;
+    expect((await asUser.listUsers()).error).toMatchObject({ status: 403, code: "not_admin" });
+    const anon = autoClient("10.78.3.3").auth.admin;
+    expect((await anon.listUsers()).error?.status).toBe(403);
+    const none = await fetch(`${auto.base}/auth/v1/admin/users`);
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({ error_code: "no_authorization" });
+  });
+
+  it("answers any body to any endpoint with a GoTrue-shaped JSON error, never a 500 or HTML", async () => {
+    const endpoints: [string, string][] = [
+      ["POST", "/signup"],
+      ["POST", "/token?grant_type=password"],
+      ["POST", "/token?grant_type=refresh_token"],
+      ["POST", "/token?grant_type=pkce"],
+      ["POST", "/token?grant_type=nonsense"],
+      ["GET", "/user"],
+      ["PUT", "/user"],
+      ["POST", "/logout"],
+      ["POST", "/recover"],
+      ["POST", "/otp"],
+      ["POST", "/verify"],
+      ["POST", "/resend"],
+      ["GET", "/reauthenticate"],
+      ["POST", "/factors"],
+      ["POST", "/factors/x/challenge"],
+      ["POST", "/factors/x/verify"],
+      ["DELETE", "/factors/x"],
+      ["GET", "/admin/users"],
+      ["POST", "/admin/users"],
+      ["PUT", "/admin/users/x"],
+      ["POST", "/admin/generate_link"],
+      ["POST", "/invite"],
+      ["PATCH", "/user"],
+      ["POST", "/sso"],
+      ["POST", "/no-such-endpoint"],
+    ];
+    const field = fc.oneof(
+      fc.string(),
+      fc.emailAddress(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string(), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 8 }), fc.string(), { maxKeys: 3 }),
+    );
+    const knownKeys = fc.constantFrom(
+      "email",
+      "phone",
+      "password",
+      "type",
+      "token",
+      "token_hash",
+      "refresh_token",
+      "data",
+      "create_user",
+      "factor_type",
+      "code",
+      "challenge_id",
+      "auth_code",
+      "code_verifier",
+      "new_email",
+      "current_password",
+      "nonce",
+    );
+    const body = fc.oneof(
+      fc.dictionary(knownKeys, field, { maxKeys: 5 }).map((o) => JSON.stringify(o)),
+      fc.json(),
+      fc.string(),
+      fc.constant(""),
+      fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes).toString("latin1")),
+    );
+    const bearer = fc.constantFrom(undefined, "not-a-token", serviceKey);
+    let tried = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...endpoints),
+        body,
+        bearer,
+        async ([method, path], text, token) => {
+          tried += 1;
+          const response = await fetch(`${auto.base}/auth/v1${path}`, {
+            method,
+            headers: {
+              "Content-Type": "application/json",
+              "X-Forwarded-For": `10.79.${tried % 250}.${(tried >> 8) % 250}`,
+              ...(token ? { Authorization: `Bearer ${token}` } : {}),
+            },
+            ...(method === "GET" ? {} : { body: text }),
+            redirect: "manual",
+          });
+          const label = `${method} ${path} ${JSON.stringify(text).slice(0, 200)}`;
+          expect(response.status, label).not.toBe(500);
+          expect(response.status, label).toBeLessThan(500);
+          if (response.status >= 400) {
+            expect(response.headers.get("content-type"), label).toMatch(/^application\/json/);
+            const answer = (await response.json()) as Record<string, unknown>;
+            expect(answer, label).toMatchObject({
+              code: response.status,
+              error_code: expect.any(String),
+              msg: expect.any(String),
+            });
+            expect(response.headers.get("x-sb-error-code"), label).toBe(answer.error_code);
+          } else {
+            await response.body?.cancel();
+          }
+        },
+      ),
+      { numRuns: 150, seed: 40_2026 },
+    );
+    expect(tried).toBe(150);
   });
 });

@@ -9,6 +9,8 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import {
+  account,
+  auditLog,
   authJwtKeys,
   authRefreshTokens,
   authTokenSessions,
@@ -28,6 +30,7 @@ import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { getViewerFromBearer } from "./bearer.server";
 import { handleAuthApi } from "./handler.server";
 import { resetSigningKeys, rotateSigningKey } from "./keys.server";
+import { signServiceRoleKey } from "./tokens.server";
 
 // Passwords are hashed with scrypt at OWASP parameters: a dozen sign-ins take a while on a busy
 // machine, so the budget per test is generous (a bound, not a timing assertion).
@@ -931,5 +934,108 @@ describe("OAuth with PKCE", () => {
     });
     expect(wrongVerifier.status).toBe(400);
     expect(wrongVerifier.body.error_code).toBe("bad_code_verifier");
+  });
+});
+
+describe("identity linking", () => {
+  it("linkIdentity: answers { url } of a page that sends the browser to the provider for this person", async () => {
+    const { session: s } = await confirmedAccount();
+    const started = await call(
+      `/user/identities/authorize?provider=github&skip_http_redirect=true&redirect_to=${encodeURIComponent("myapp://linked")}`,
+      { token: s.access_token },
+    );
+    expect(started.status).toBe(200);
+    expect(started.body.url).toMatch(/\/auth\/v1\/user\/identities\/link\?flow=[0-9a-f-]+$/);
+    const page = await handleAuthApi(
+      new Request(started.body.url.replace(/^https?:\/\/[^/]+\/auth\/v1/, BASE), {
+        headers: { [CLIENT_IP_HEADER]: address() },
+      }),
+    );
+    expect(page.status).toBe(302);
+    expect(page.headers.get("Location")).toMatch(
+      /^https:\/\/github\.com\/login\/oauth\/authorize\?.*client_id=vitest-github-client/,
+    );
+    // The flow works once.
+    const again = await handleAuthApi(
+      new Request(started.body.url.replace(/^https?:\/\/[^/]+\/auth\/v1/, BASE)),
+    );
+    expect(again.status).toBe(400);
+    // Without a token, and for a provider that is not configured: GoTrue's errors.
+    expect((await call("/user/identities/authorize?provider=github")).status).toBe(401);
+    const unknown = await call("/user/identities/authorize?provider=myspace", {
+      token: s.access_token,
+    });
+    expect(unknown).toMatchObject({ status: 400, body: { error_code: "validation_failed" } });
+  });
+
+  it("unlinkIdentity removes a linked provider but never the last identity", async () => {
+    const { session: s } = await confirmedAccount();
+    const userId = s.user.id as string;
+    await testDb.db.insert(account).values({
+      id: crypto.randomUUID(),
+      userId,
+      providerId: "github",
+      accountId: `gh-${userId}`,
+      updatedAt: new Date(),
+    });
+    const before = await call("/user", { token: s.access_token });
+    const identities = before.body.identities as { identity_id: string; provider: string }[];
+    expect(identities.map((i) => i.provider).sort()).toEqual(["email", "github"]);
+    const github = identities.find((i) => i.provider === "github");
+    const email = identities.find((i) => i.provider === "email");
+    const unlinked = await call(`/user/identities/${github?.identity_id}`, {
+      method: "DELETE",
+      token: s.access_token,
+    });
+    expect(unlinked.status).toBe(200);
+    const after = await call("/user", { token: s.access_token });
+    expect(after.body.identities.map((i: { provider: string }) => i.provider)).toEqual(["email"]);
+    const last = await call(`/user/identities/${email?.identity_id}`, {
+      method: "DELETE",
+      token: s.access_token,
+    });
+    expect(last).toMatchObject({
+      status: 422,
+      body: {
+        error_code: "single_identity_not_deletable",
+        msg: "User must have at least 1 identity after unlinking",
+      },
+    });
+    const missing = await call("/user/identities/no-such-identity", {
+      method: "DELETE",
+      token: s.access_token,
+    });
+    expect(missing).toMatchObject({ status: 422, body: { error_code: "identity_not_found" } });
+  });
+});
+
+describe("admin API", () => {
+  it("takes the service-role key only, and writes each change to the audit log as service_role", async () => {
+    const serviceKey = await signServiceRoleKey();
+    const email = `admin-audit-${accountCounter++}@example.org`;
+    const created = await call("/admin/users", {
+      token: serviceKey,
+      body: { email, email_confirm: true, app_metadata: { plan: "team" } },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ email, app_metadata: { plan: "team" } });
+    const [entry] = await testDb.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.targetId, created.body.id));
+    expect(entry).toMatchObject({
+      action: "user.create",
+      actorLabel: "service_role",
+      actorId: null,
+    });
+    // A person's own token is not the service role: GoTrue's 403 not_admin.
+    const { session: s } = await confirmedAccount();
+    const refused = await call("/admin/users", { token: s.access_token });
+    expect(refused).toMatchObject({
+      status: 403,
+      body: { error_code: "not_admin", msg: "User not allowed" },
+    });
+    // Nor is a user's token accepted on another's behalf in the key's place.
+    expect((await call(`/admin/users/${created.body.id}`)).status).toBe(401);
   });
 });

@@ -46,6 +46,8 @@ export async function rotateKeyCommand(): Promise<string> {
 /** `npm run auth:service-key`: the service-role key for the admin API, signed by the current key. */
 export async function serviceKeyCommand(): Promise<string> {
   const env = getEnv();
+  // Keys given by AUTH_JWT_KEYS need no database (and a running PGlite server keeps it locked).
+  if (env.AUTH_JWT_KEYS) return signServiceRoleKey();
   return withDatabase(async () => {
     await getSigningKeys(env);
     return signServiceRoleKey();

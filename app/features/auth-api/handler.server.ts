@@ -52,8 +52,24 @@ import {
 } from "~/features/auth/index.server";
 import { renderEmail } from "~/features/mail";
 import { sendMail } from "~/features/mail/index.server";
+import { startLinkOAuth, unlinkSignInMethod } from "~/features/settings/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { getEnv } from "~/lib/env.server";
+import {
+  adminCreateUser,
+  adminDeleteFactor,
+  adminDeleteUser,
+  adminGenerateLink,
+  adminGetUser,
+  adminInvite,
+  adminListFactors,
+  adminListUsers,
+  adminUpdateUser,
+  auditServiceSignOut,
+  isServiceRoleKey,
+  redeemLink,
+  requireServiceRole,
+} from "./admin.server";
 import {
   applyEmailChange,
   confirmEmailChange,
@@ -272,8 +288,8 @@ async function settings(): Promise<Response> {
       github: providers.includes("github"),
     },
     disable_signup: false,
-    mailer_autoconfirm: false,
-    phone_autoconfirm: false,
+    mailer_autoconfirm: getEnv().AUTH_AUTOCONFIRM,
+    phone_autoconfirm: getEnv().AUTH_AUTOCONFIRM,
     sms_provider: "webhook",
     mfa_enabled: true,
     saml_enabled: false,
@@ -679,6 +695,8 @@ async function logout(request: Request): Promise<Response> {
     throw validationFailed(`Unsupported logout scope ${JSON.stringify(scope)}`);
   }
   const headers = await headersForSession(live.authSessionToken, request.headers);
+  // auth.admin.signOut(jwt): the app's server signs a person out with their token.
+  if (await isServiceRoleKey(request.headers)) await auditServiceSignOut(live.userId, scope);
   const auth = getAuth();
   if (scope === "local") {
     await endTokenSession(live.id);
@@ -801,6 +819,16 @@ async function verify(request: Request, body: Body): Promise<Response> {
 
 async function verifyToSession(request: Request, input: VerifyInput): Promise<SupabaseSession> {
   const headers = await cleanHeaders(request);
+  // A link or code made by the admin API (generate_link, invite).
+  const linked = await redeemLink(
+    input.type,
+    input.token_hash
+      ? { tokenHash: input.token_hash }
+      : { email: input.email ? emailOf(input.email) : "", code: input.token ?? "" },
+  );
+  if (linked) {
+    return sessionForUser(request, linked.userId, linked.type === "recovery" ? "recovery" : "otp");
+  }
   if (input.type === "recovery") return verifyRecovery(request, input, headers);
   if (input.type === "email_change") {
     const userId = await confirmEmailChange(
@@ -1451,6 +1479,140 @@ async function redeemAuthCode(code: string, verifier: string): Promise<SupabaseS
   return startTokenSession({ authSessionToken: stored.sessionToken, method: "oauth" });
 }
 
+// Identity linking --------------------------------------------------------------------------
+
+const LINK_FLOW = "auth-api-link-identity";
+
+/**
+ * `GET /user/identities/authorize?provider=…` (supabase-js `linkIdentity`): answers
+ * `{ url }`, a page of ours that the app opens in a browser. That page starts the provider's
+ * sign-in for this person (as Settings → "Link" does) and the provider comes back to the
+ * person's `redirect_to`. Only configured providers.
+ */
+async function linkIdentityStart(request: Request): Promise<Response> {
+  const live = await requireTokenSession(request.headers);
+  const url = new URL(request.url);
+  const provider = url.searchParams.get("provider") ?? "";
+  if (!configuredProviders().includes(provider as never)) {
+    throw validationFailed("Unsupported provider: provider is not enabled");
+  }
+  const flowId = randomUUID();
+  await getDb()
+    .insert(verification)
+    .values({
+      id: randomUUID(),
+      identifier: `${LINK_FLOW}:${flowId}`,
+      value: JSON.stringify({
+        provider,
+        sessionToken: live.authSessionToken,
+        redirectTo: allowedRedirect(url.searchParams.get("redirect_to")),
+      }),
+      expiresAt: new Date(Date.now() + 10 * 60 * 1000),
+    });
+  const base = getEnv().BASE_URL.replace(/\/$/, "");
+  const target = `${base}${AUTH_API_PREFIX}/user/identities/link?flow=${flowId}`;
+  if (url.searchParams.get("skip_http_redirect") === "true") return json({ url: target });
+  return new Response(null, { status: 302, headers: { Location: target, ...CORS_HEADERS } });
+}
+
+/** The browser opens this: on to the provider, with the state cookie of the link flow. */
+async function linkIdentityRedirect(request: Request): Promise<Response> {
+  const flowId = new URL(request.url).searchParams.get("flow") ?? "";
+  const [flow] = await getDb()
+    .delete(verification)
+    .where(eq(verification.identifier, `${LINK_FLOW}:${flowId}`))
+    .returning({ value: verification.value, expiresAt: verification.expiresAt });
+  if (!flow || flow.expiresAt.getTime() < Date.now()) {
+    throw new AuthApiError(
+      400,
+      "flow_state_not_found",
+      "invalid flow state, no valid flow state found",
+    );
+  }
+  const stored = JSON.parse(flow.value) as {
+    provider: string;
+    sessionToken: string;
+    redirectTo: string;
+  };
+  const back = `${AUTH_API_PREFIX}/user/identities/linked?to=${encodeURIComponent(stored.redirectTo)}`;
+  const started = await startLinkOAuth({
+    provider: stored.provider,
+    headers: await headersForSession(stored.sessionToken, request.headers),
+    callbackURL: back,
+    errorCallbackURL: `${back}&error=link_failed`,
+  });
+  if (!started.ok) throw fromAuthResult(started);
+  const headers = new Headers({ Location: started.url, "Cache-Control": "no-store" });
+  for (const cookie of started.headers.getSetCookie()) headers.append("Set-Cookie", cookie);
+  return new Response(null, { status: 302, headers });
+}
+
+/** Where the provider's callback lands after linking: on to the app's allowed address. */
+async function linkIdentityDone(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const target = new URL(allowedRedirect(url.searchParams.get("to")));
+  if (url.searchParams.get("error")) {
+    target.hash = new URLSearchParams({
+      error: "server_error",
+      error_code: "identity_link_failed",
+      error_description: "The identity could not be linked",
+    }).toString();
+  }
+  return new Response(null, {
+    status: 302,
+    headers: { Location: target.toString(), "Cache-Control": "no-store" },
+  });
+}
+
+/**
+ * `DELETE /user/identities/{identity_id}` (supabase-js `unlinkIdentity`): removes a linked
+ * provider, never the last way in (the same rule and lock as Settings).
+ */
+async function unlinkIdentity(request: Request, identityId: string): Promise<Response> {
+  const live = await requireTokenSession(request.headers);
+  const user = await supabaseUser(live.userId);
+  const identity = user?.identities.find((i) => i.identity_id === identityId);
+  if (!identity) throw new AuthApiError(422, "identity_not_found", "Identity doesn't exist");
+  if ((user?.identities.length ?? 0) <= 1) {
+    throw new AuthApiError(
+      422,
+      "single_identity_not_deletable",
+      "User must have at least 1 identity after unlinking",
+    );
+  }
+  if (identity.provider === "email" || identity.provider === "phone") {
+    throw validationFailed("The email or phone identity cannot be unlinked");
+  }
+  const result = await unlinkSignInMethod({
+    headers: await headersForSession(live.authSessionToken, request.headers),
+    userId: live.userId,
+    methodId: identityId,
+  });
+  if (!result.ok) {
+    if (result.code === "last_way_in") {
+      throw new AuthApiError(
+        422,
+        "single_identity_not_deletable",
+        "User must have at least 1 identity after unlinking",
+      );
+    }
+    throw fromAuthResult(result);
+  }
+  return json({});
+}
+
+/** A response made elsewhere, with the token API's CORS headers. */
+function withCors(response: Response): Response {
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+  return response;
+}
+
+/** supabase-js passes `redirectTo` as the `redirect_to` query parameter. */
+function redirectParam(request: Request): string | null {
+  const value = new URL(request.url).searchParams.get("redirect_to");
+  return value ? allowedRedirect(value) : null;
+}
+
 type Handler = (request: Request, body: Body, params: string[]) => Promise<Response>;
 
 const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
@@ -1468,6 +1630,90 @@ const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
   { method: "POST", pattern: /^\/resend$/, handler: (r, b) => resend(r, b) },
   { method: "GET", pattern: /^\/reauthenticate$/, handler: (r) => reauthenticate(r) },
   { method: "GET", pattern: /^\/authorize$/, handler: (r) => authorize(r) },
+  {
+    method: "GET",
+    pattern: /^\/user\/identities\/authorize$/,
+    handler: (r) => linkIdentityStart(r),
+  },
+  { method: "GET", pattern: /^\/user\/identities\/link$/, handler: (r) => linkIdentityRedirect(r) },
+  { method: "GET", pattern: /^\/user\/identities\/linked$/, handler: (r) => linkIdentityDone(r) },
+  {
+    method: "DELETE",
+    pattern: /^\/user\/identities\/([^/]+)$/,
+    handler: (r, _b, p) => unlinkIdentity(r, p[0] ?? ""),
+  },
+  {
+    method: "GET",
+    pattern: /^\/admin\/users$/,
+    handler: async (r) => {
+      await requireServiceRole(r.headers);
+      return withCors(await adminListUsers(new URL(r.url)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/admin\/users$/,
+    handler: async (r, b) => {
+      await requireServiceRole(r.headers);
+      return json(await adminCreateUser(b));
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/admin\/users\/([^/]+)$/,
+    handler: async (r, _b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminGetUser(p[0] ?? ""));
+    },
+  },
+  {
+    method: "PUT",
+    pattern: /^\/admin\/users\/([^/]+)$/,
+    handler: async (r, b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminUpdateUser(p[0] ?? "", b));
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: /^\/admin\/users\/([^/]+)$/,
+    handler: async (r, b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminDeleteUser(p[0] ?? "", b));
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/admin\/users\/([^/]+)\/factors$/,
+    handler: async (r, _b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminListFactors(p[0] ?? ""));
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: /^\/admin\/users\/([^/]+)\/factors\/([^/]+)$/,
+    handler: async (r, _b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminDeleteFactor(p[0] ?? "", p[1] ?? ""));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/admin\/generate_link$/,
+    handler: async (r, b) => {
+      await requireServiceRole(r.headers);
+      return json(await adminGenerateLink(b, redirectParam(r)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/invite$/,
+    handler: async (r, b) => {
+      await requireServiceRole(r.headers);
+      return json(await adminInvite(b, redirectParam(r)));
+    },
+  },
   { method: "GET", pattern: /^\/callback$/, handler: (r) => oauthCallback(r) },
   { method: "POST", pattern: /^\/factors$/, handler: (r, b) => enrollFactor(r, b) },
   {

@@ -251,13 +251,14 @@ export async function loadTokenSession(id: string): Promise<LiveTokenSession | n
       authSessionToken: sessionTable.token,
       aal: sessionTable.aal,
       banned: userTable.banned,
+      banExpires: userTable.banExpires,
       twoFactorEnabled: userTable.twoFactorEnabled,
     })
     .from(authTokenSessions)
     .innerJoin(sessionTable, eq(sessionTable.id, authTokenSessions.authSessionId))
     .innerJoin(userTable, eq(userTable.id, authTokenSessions.userId))
     .where(and(eq(authTokenSessions.id, id), sql`${sessionTable.expiresAt} > now()`));
-  if (!row || row.banned) return null;
+  if (!row || isBanned(row)) return null;
   return {
     id: row.id,
     userId: row.userId,
@@ -268,6 +269,11 @@ export async function loadTokenSession(id: string): Promise<LiveTokenSession | n
     twoFactorEnabled: row.twoFactorEnabled === true,
     createdAt: row.createdAt,
   };
+}
+
+/** A ban holds until its end, if it has one (the service role's ban_duration). */
+export function isBanned(row: { banned: boolean | null; banExpires: Date | null }): boolean {
+  return row.banned === true && (!row.banExpires || row.banExpires.getTime() > Date.now());
 }
 
 export interface AccessClaims {

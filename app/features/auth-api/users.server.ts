@@ -42,6 +42,7 @@ export interface SupabaseUser {
   phone: string;
   phone_confirmed_at?: string;
   new_email?: string;
+  banned_until?: string;
   email_change_sent_at?: string;
   new_phone?: string;
   confirmed_at?: string;
@@ -72,6 +73,9 @@ export function supabasePhone(phone: string | null | undefined): string {
   return (phone ?? "").replace(/^\+/, "");
 }
 
+/** How a ban without an end shows (GoTrue keeps a timestamp far ahead). */
+const PERMANENT_BAN = "9999-12-31T23:59:59.000Z";
+
 const iso = (value: Date | null | undefined) => (value ? value.toISOString() : undefined);
 
 /** Reads a person as Supabase shows them, or null when there is no such account. */
@@ -85,6 +89,8 @@ export async function supabaseUser(userId: string): Promise<SupabaseUser | null>
       phone: userTable.phoneNumber,
       phoneVerified: userTable.phoneNumberVerified,
       isAnonymous: userTable.isAnonymous,
+      banned: userTable.banned,
+      banExpires: userTable.banExpires,
       twoFactorEnabled: userTable.twoFactorEnabled,
       createdAt: userTable.createdAt,
       updatedAt: userTable.updatedAt,
@@ -147,6 +153,9 @@ export async function supabaseUser(userId: string): Promise<SupabaseUser | null>
     ...(phoneChange ? { new_phone: supabasePhone(phoneChange) } : {}),
     ...(emailConfirmed || phoneConfirmed ? { confirmed_at: emailConfirmed ?? phoneConfirmed } : {}),
     ...(lastSession ? { last_sign_in_at: iso(lastSession.createdAt) } : {}),
+    ...(row.banned && (!row.banExpires || row.banExpires.getTime() > Date.now())
+      ? { banned_until: row.banExpires ? row.banExpires.toISOString() : PERMANENT_BAN }
+      : {}),
     app_metadata: isAnonymous
       ? { ...metadata.appMetadata }
       : {
