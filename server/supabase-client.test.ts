@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { base32 } from "@better-auth/utils/base32";
 import { createOTP } from "@better-auth/utils/otp";
 import {
@@ -30,6 +33,7 @@ import { startSmtpSink } from "../tests/support/smtp-sink";
 // scrypt at OWASP parameters on a shared machine: a generous bound per test, not a timing check.
 vi.setConfig({ testTimeout: 180_000 });
 
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 let server: LiveServer;
 let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 const PASSWORD = "Glass-Onion-1968!";
@@ -518,6 +522,58 @@ describe("@supabase/supabase-js against Soundtrail", () => {
     expect(updated.data.user?.user_metadata).not.toHaveProperty("beta");
     const read = await app.auth.getUser();
     expect(read.data.user?.user_metadata).toEqual(updated.data.user?.user_metadata);
+  });
+
+  it("runs the docs' Node 20 example as written (docs/api.md)", async () => {
+    const docs = readFileSync(path.join(ROOT, "docs/api.md"), "utf8");
+    const block = docs.split("<!-- docs-example: node20")[1]?.match(/```js\n([\s\S]*?)```/)?.[1];
+    expect(block).toContain("createClient");
+    const file = path.join(ROOT, "node_modules/.cache/soundtrail-docs-example.mjs");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, block ?? "");
+    const env: NodeJS.ProcessEnv = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      if (!name.startsWith("VITEST")) env[name] = value;
+    }
+    const ran = spawnSync(process.execPath, [file], {
+      encoding: "utf8",
+      env: { ...env, SOUNDTRAIL_URL: server.base },
+      timeout: 60_000,
+    });
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/signed in as a guest: [0-9a-f-]{36}/);
+    expect(ran.stdout).toContain("feed: 200");
+    expect(ran.stdout).toContain("signed out");
+  });
+
+  it("answers what is not supported (passkeys, SSO, Web3, ID tokens) as documented", async () => {
+    const app = client("10.77.7.1");
+    expect((await app.auth.signInAnonymously()).error).toBeNull();
+    const passkey = await app.auth.mfa.enroll({ factorType: "webauthn" } as never);
+    expect(passkey.error).toMatchObject({ status: 422, code: "mfa_webauthn_enroll_not_enabled" });
+    const phone = await app.auth.mfa.enroll({ factorType: "phone", phone: "+4915112345678" });
+    expect(phone.error).toMatchObject({ status: 422, code: "mfa_phone_enroll_not_enabled" });
+    const sso = await client("10.77.7.2").auth.signInWithSSO({ domain: "example.org" });
+    expect(sso.error).toMatchObject({ status: 404, code: "not_found" });
+    const idToken = await client("10.77.7.3").auth.signInWithIdToken({
+      provider: "google",
+      token: "not-a-token",
+    });
+    expect(idToken.error).toMatchObject({
+      status: 400,
+      code: "invalid_credentials",
+      message: "unsupported_grant_type",
+    });
+    const web3 = await fetch(`${server.base}/auth/v1/token?grant_type=web3`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ chain: "ethereum", message: "m", signature: "s" }),
+    });
+    expect(web3.status).toBe(400);
+    expect(await web3.json()).toMatchObject({
+      error_code: "invalid_credentials",
+      msg: "unsupported_grant_type",
+    });
   });
 
   it("recovers a forgotten password: resetPasswordForEmail, verifyOtp with the mailed token, updateUser", async () => {

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { base32 } from "@better-auth/utils/base32";
 import { createOTP } from "@better-auth/utils/otp";
 import { eq, like, sql } from "drizzle-orm";
-import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import {
@@ -26,10 +26,11 @@ import { createMailTransport, setMailTransport } from "~/features/mail/index.ser
 import { type SmsMessage, setSmsSender } from "~/features/sms/index.server";
 import { settleAfterResponse } from "~/lib/after-response.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
+import { getEnv } from "~/lib/env.server";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { getViewerFromBearer } from "./bearer.server";
 import { handleAuthApi } from "./handler.server";
-import { resetSigningKeys, rotateSigningKey } from "./keys.server";
+import { LEGACY_KEY_FILE, newPrivateJwk, resetSigningKeys, rotateSigningKey } from "./keys.server";
 import { signServiceRoleKey } from "./tokens.server";
 
 // Passwords are hashed with scrypt at OWASP parameters: a dozen sign-ins take a while on a busy
@@ -617,6 +618,24 @@ describe("key rotation", () => {
     expect(rows.map((row) => row.kid).sort()).toEqual(
       (published.keys as { kid: string }[]).map((key) => key.kid).sort(),
     );
+  });
+
+  it("takes over the keys of an old per-instance auth-jwt-keys.json when the table has none", async () => {
+    const legacy = await newPrivateJwk();
+    const file = path.join(getEnv().DATA_DIR, LEGACY_KEY_FILE);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ keys: [legacy] }));
+    try {
+      await testDb.db.delete(authJwtKeys);
+      resetSigningKeys();
+      const published = (await call("/.well-known/jwks.json")).body.keys as { kid: string }[];
+      expect(published.map((key) => key.kid)).toEqual([legacy.kid]);
+      const { session } = await confirmedAccount();
+      expect(decodeProtectedHeader(session.access_token).kid).toBe(legacy.kid);
+    } finally {
+      rmSync(file, { force: true });
+      resetSigningKeys();
+    }
   });
 
   it("publishes the previous key after a rotation, so earlier tokens keep verifying", async () => {

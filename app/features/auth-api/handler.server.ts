@@ -1187,12 +1187,19 @@ async function enrollFactor(request: Request, body: Body): Promise<Response> {
     }),
     body,
   );
-  if (input.factor_type !== "totp") {
+  // As a GoTrue with phone and WebAuthn (passkey) factors turned off.
+  if (input.factor_type === "phone") {
+    throw new AuthApiError(422, "mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone");
+  }
+  if (input.factor_type === "webauthn") {
     throw new AuthApiError(
       422,
-      "mfa_phone_enroll_not_enabled",
-      "Only TOTP factors can be enrolled here",
+      "mfa_webauthn_enroll_not_enabled",
+      "MFA enroll is disabled for WebAuthn",
     );
+  }
+  if (input.factor_type !== "totp") {
+    throw validationFailed("factor_type needs to be totp, phone, or webauthn");
   }
   const overview = await getSecurityOverview(live.userId);
   if (overview.isTwoFactorOn) {
