@@ -1058,3 +1058,39 @@ describe("admin API", () => {
     expect((await call(`/admin/users/${created.body.id}`)).status).toBe(401);
   });
 });
+
+describe("e-mail change links", () => {
+  it("GET /verify with the mailed link redirects to redirect_to with the session in the fragment, once", async () => {
+    const { session: s } = await confirmedAccount();
+    const next = `link-change-${accountCounter++}@example.org`;
+    sink.received.length = 0;
+    const asked = await call("/user", {
+      method: "PUT",
+      token: s.access_token,
+      body: { email: next },
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body.new_email).toBe(next);
+    const mail = sink.received.find((m) => m.to.includes(next));
+    const raw = (mail?.raw ?? "").replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+    const token = raw.match(/\/auth\/v1\/verify\?token=([A-Za-z0-9_-]+)&type=email_change/)?.[1];
+    expect(token).toBeDefined();
+    const open = (redirect: string) =>
+      handleAuthApi(
+        new Request(
+          `${BASE}/verify?token=${token}&type=email_change&redirect_to=${encodeURIComponent(redirect)}`,
+          { headers: { [CLIENT_IP_HEADER]: address() } },
+        ),
+      );
+    const first = await open("myapp://changed");
+    expect(first.status).toBe(303);
+    const location = new URL(first.headers.get("Location") ?? "");
+    expect(`${location.protocol}//${location.host}`).toBe("myapp://changed");
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    expect(fragment.get("type")).toBe("email_change");
+    const user = await call("/user", { token: fragment.get("access_token") ?? "" });
+    expect(user.body).toMatchObject({ id: s.user.id, email: next });
+    const second = new URL((await open("myapp://changed")).headers.get("Location") ?? "");
+    expect(new URLSearchParams(second.hash.slice(1)).get("error_code")).toBe("otp_expired");
+  });
+});
