@@ -1057,6 +1057,65 @@ describe("admin API", () => {
     // Nor is a user's token accepted on another's behalf in the key's place.
     expect((await call(`/admin/users/${created.body.id}`)).status).toBe(401);
   });
+
+  it("generate_link signup and recovery: the hashed token verifies once; email_confirm confirms", async () => {
+    const serviceKey = await signServiceRoleKey();
+    const email = `admin-link-${accountCounter++}@example.org`;
+    const signup = await call("/admin/generate_link", {
+      token: serviceKey,
+      body: { type: "signup", email, password: PASSWORD },
+    });
+    expect(signup.status).toBe(200);
+    expect(signup.body).toMatchObject({ email, verification_type: "signup" });
+    expect(signup.body.email_confirmed_at).toBeUndefined();
+    const confirmed = await call("/verify", {
+      body: { type: "signup", token_hash: signup.body.hashed_token },
+    });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.user.email_confirmed_at).toEqual(expect.any(String));
+    const reused = await call("/verify", {
+      body: { type: "signup", token_hash: signup.body.hashed_token },
+    });
+    expect(reused).toMatchObject({ status: 403, body: { error_code: "otp_expired" } });
+    expect(
+      (await call("/token?grant_type=password", { body: { email, password: PASSWORD } })).status,
+    ).toBe(200);
+
+    const recovery = await call("/admin/generate_link", {
+      token: serviceKey,
+      body: { type: "recovery", email },
+    });
+    const recovered = await call("/verify", {
+      body: { type: "recovery", token_hash: recovery.body.hashed_token },
+    });
+    expect(recovered.status).toBe(200);
+    expect(decodeJwt(recovered.body.access_token).amr).toEqual([
+      { method: "recovery", timestamp: expect.any(Number) },
+    ]);
+    const NEW = "Admin-Recovered-Pass-1999";
+    const set = await call("/user", {
+      method: "PUT",
+      token: recovered.body.access_token,
+      body: { password: NEW },
+    });
+    expect(set.status).toBe(200);
+    expect(
+      (await call("/token?grant_type=password", { body: { email, password: NEW } })).status,
+    ).toBe(200);
+
+    // email_confirm through updateUserById.
+    const other = await call("/admin/users", {
+      token: serviceKey,
+      body: { email: `admin-unconfirmed-${accountCounter++}@example.org` },
+    });
+    expect(other.body.email_confirmed_at).toBeUndefined();
+    const updated = await call(`/admin/users/${other.body.id}`, {
+      method: "PUT",
+      token: serviceKey,
+      body: { email_confirm: true },
+    });
+    expect(updated.body.email_confirmed_at).toEqual(expect.any(String));
+  });
 });
 
 describe("e-mail change links", () => {
