@@ -576,6 +576,28 @@ describe("@supabase/supabase-js against Soundtrail", () => {
     });
   });
 
+  it("linkIdentity gives a page that sends the browser to the provider; unlinkIdentity keeps the last identity", async () => {
+    const { email } = await confirmedUser("10.77.8.1", "link-identity");
+    const app = client("10.77.8.2");
+    expect((await app.auth.signInWithPassword({ email, password: PASSWORD })).error).toBeNull();
+    const linked = await app.auth.linkIdentity({
+      provider: "github",
+      options: { skipBrowserRedirect: true },
+    });
+    expect(linked.error).toBeNull();
+    const page = await fetch(linked.data.url ?? "", { redirect: "manual" });
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toMatch(
+      /^https:\/\/github\.com\/login\/oauth\/authorize\?.*client_id=vitest-github-client/,
+    );
+    const identities = await app.auth.getUserIdentities();
+    expect(identities.data?.identities.map((i) => i.provider)).toEqual(["email"]);
+    const only = identities.data?.identities[0];
+    if (!only) throw new Error("no identity");
+    const unlinked = await app.auth.unlinkIdentity(only);
+    expect(unlinked.error).toMatchObject({ status: 422, code: "single_identity_not_deletable" });
+  });
+
   it("recovers a forgotten password: resetPasswordForEmail, verifyOtp with the mailed token, updateUser", async () => {
     const lost = client("10.77.0.8");
     const email = "supabase-recovery@example.org";
