@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt } from "node:crypto";
-import { and, count, desc, eq, like, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "~/db/client.server";
 import {
@@ -477,21 +477,23 @@ interface StoredLink {
 async function issueLink(link: StoredLink): Promise<{ token: string; code: string }> {
   const token = randomBytes(24).toString("base64url");
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
-  const value = JSON.stringify(link);
+  // Exact keys (every POST /verify looks here first); each row names its sibling.
+  const linkKey = `${LINK}:link:${digest(token)}`;
+  const codeKey = `${LINK}:code:${digest(`${link.email}:${code}`)}`;
   const expiresAt = new Date(Date.now() + LINK_TTL_S * 1000);
   await getDb()
     .insert(verification)
     .values([
       {
         id: crypto.randomUUID(),
-        identifier: `${LINK}:${link.userId}:link:${digest(token)}`,
-        value,
+        identifier: linkKey,
+        value: JSON.stringify({ ...link, sibling: codeKey }),
         expiresAt,
       },
       {
         id: crypto.randomUUID(),
-        identifier: `${LINK}:${link.userId}:code:${digest(`${link.email}:${code}`)}`,
-        value,
+        identifier: codeKey,
+        value: JSON.stringify({ ...link, sibling: linkKey }),
         expiresAt,
       },
     ]);
@@ -518,34 +520,24 @@ export async function redeemLink(
 ): Promise<{ userId: string; type: LinkType } | null> {
   const accepted = REDEEMS[type];
   if (!accepted) return null;
-  const pattern =
+  const key =
     "tokenHash" in proof
-      ? `${LINK}:%:link:${digest(proof.tokenHash)}`
-      : `${LINK}:%:code:${digest(`${proof.email}:${proof.code.trim()}`)}`;
+      ? `${LINK}:link:${digest(proof.tokenHash)}`
+      : `${LINK}:code:${digest(`${proof.email}:${proof.code.trim()}`)}`;
   const db = getDb();
   const [row] = await db
-    .select({
-      identifier: verification.identifier,
-      value: verification.value,
-      expiresAt: verification.expiresAt,
-    })
+    .select({ value: verification.value, expiresAt: verification.expiresAt })
     .from(verification)
-    .where(like(verification.identifier, pattern))
-    .limit(1);
+    .where(eq(verification.identifier, key));
   if (!row) return null;
-  const stored = JSON.parse(row.value) as StoredLink;
+  const stored = JSON.parse(row.value) as StoredLink & { sibling: string };
   if (!accepted.includes(stored.type)) return null;
   // Both forms of this link go, at once: only one request can have it.
   const removed = await db
     .delete(verification)
-    .where(
-      and(
-        like(verification.identifier, `${LINK}:${stored.userId}:%`),
-        eq(verification.value, row.value),
-      ),
-    )
-    .returning({ id: verification.id });
-  if (removed.length === 0 || row.expiresAt.getTime() < Date.now()) {
+    .where(inArray(verification.identifier, [key, stored.sibling]))
+    .returning({ identifier: verification.identifier });
+  if (!removed.some((r) => r.identifier === key) || row.expiresAt.getTime() < Date.now()) {
     throw new AuthApiError(403, "otp_expired", "Email link is invalid or has expired");
   }
   if (stored.type === "email_change_new") {

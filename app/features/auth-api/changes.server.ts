@@ -131,11 +131,11 @@ async function emailTaken(email: string, userId: string): Promise<boolean> {
 
 /** The pending change of an account, if one was asked for. */
 export async function pendingEmailChange(userId: string): Promise<PendingEmailChange | null> {
+  // An exact key: this is read for every user object (GET /user, each refresh).
   const [row] = await getDb()
     .select({ value: verification.value, expiresAt: verification.expiresAt })
     .from(verification)
-    .where(like(verification.identifier, `${EMAIL_CHANGE}:${userId}:link:%`))
-    .limit(1);
+    .where(eq(verification.identifier, `${EMAIL_CHANGE}:${userId}:pending`));
   if (!row || row.expiresAt.getTime() < Date.now()) return null;
   return JSON.parse(row.value) as PendingEmailChange;
 }
@@ -157,6 +157,12 @@ export async function requestEmailChange(userId: string, email: string): Promise
       .delete(verification)
       .where(like(verification.identifier, `${EMAIL_CHANGE}:${userId}:%`));
     await tx.insert(verification).values([
+      {
+        id: crypto.randomUUID(),
+        identifier: `${EMAIL_CHANGE}:${userId}:pending`,
+        value: JSON.stringify(value),
+        expiresAt,
+      },
       {
         id: crypto.randomUUID(),
         identifier: `${EMAIL_CHANGE}:${userId}:link:${digest(token)}`,
