@@ -355,7 +355,7 @@ describe("@supabase/supabase-js against Soundtrail", () => {
     const first = client("10.77.1.3");
     await first.auth.signInWithPassword({ email, password: PASSWORD });
     const enrolled = await first.auth.mfa.enroll({ factorType: "totp" });
-    if (!enrolled.data || enrolled.data.type !== "totp") throw new Error("no TOTP factor");
+    if (enrolled.data?.type !== "totp") throw new Error("no TOTP factor");
     const challenge = await first.auth.mfa.challenge({ factorId: enrolled.data.id });
     const verified = await first.auth.mfa.verify({
       factorId: enrolled.data.id,

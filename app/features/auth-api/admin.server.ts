@@ -88,8 +88,6 @@ const adminUserSchema = z.object({
   role: z.string().optional().nullable(),
 });
 
-type AdminUserInput = z.infer<typeof adminUserSchema>;
-
 function parseInput<T extends z.ZodType>(schema: T, body: Record<string, unknown>): z.infer<T> {
   const result = schema.safeParse(body);
   if (!result.success) {
