@@ -127,7 +127,19 @@ describe.skipIf(process.platform !== "linux")(
       const rotated = run("npm", ["run", "--silent", "auth:rotate-key"]);
       expect(rotated.code, rotated.output).toBe(0);
       expect(rotated.output).toContain("New signing key");
-      expect(existsSync(path.join(dataDir, "auth-jwt-keys.json"))).toBe(true);
+      expect(rotated.output).not.toMatch(STACK);
+    }, 120_000);
+
+    it("prints the service-role key (npm run auth:service-key)", () => {
+      const printed = run("npm", ["run", "--silent", "auth:service-key"]);
+      expect(printed.code, printed.output).toBe(0);
+      const [header = "", payload = ""] = printed.output.trim().split(".");
+      expect(JSON.parse(Buffer.from(header, "base64url").toString())).toMatchObject({
+        alg: "ES256",
+      });
+      expect(JSON.parse(Buffer.from(payload, "base64url").toString())).toMatchObject({
+        role: "service_role",
+      });
     }, 120_000);
 
     it("backs up to DATA_DIR by default and restores it (npm run backup / restore)", () => {
