@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,6 +16,7 @@ import { settleJourneyAggregates } from "~/features/journey/aggregates.server";
 import { confirmListenImport, createListenImport } from "~/features/journey/import.server";
 import { computeJourneyStats, computeJourneyStatsFromPlays } from "~/features/journey/stats.server";
 import { requestDataExport } from "~/features/settings/export-archive.server";
+import { requestUnfurl } from "~/features/unfurl/unfurl.server";
 import { insertAccounts, type LiveAccount, signIn } from "../tests/support/live-server";
 import { productionBuild } from "../tests/support/production-build";
 
@@ -23,11 +25,12 @@ import { productionBuild } from "../tests/support/production-build";
  * in the middle of its archive, both cut off by SIGKILL and taken up again by the next start.
  * The import must end with exactly the plays of its files (none lost, none twice), the export
  * with a whole archive holding every play, and the journey aggregates (their jobs cut off too)
- * equal to the plays. Three starts: the first killed mid-copy, the second (the export asked for
- * meanwhile) mid-archive, the third finishes. Runs on PGlite, and on PostgreSQL under
- * `npm run test:pg` (there a job is taken up once its lease runs out). The mail outbox has its
- * own (server/campaign-crash.test.ts); fan-out and link previews resume from fenced progress
- * covered in their features' tests.
+ * equal to the plays, a fan-out reaching every follower once and a link preview stored. Five
+ * starts: the first killed mid-copy, the second (the export asked for meanwhile) mid-archive,
+ * the third mid-fan-out, the fourth while the preview's request is in flight; the fifth
+ * finishes. Runs on PGlite, and on PostgreSQL under `npm run test:pg` (there a job is taken up
+ * once its lease runs out, and the last start is two instances). The mail outbox has its own
+ * test (server/campaign-crash.test.ts).
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -42,6 +45,7 @@ const IMPORTER: LiveAccount = {
 };
 const FOLLOWERS = 40_000;
 const POST_ID = "0b5e7a52-4c1f-4f0e-9a7e-000000000041";
+const LINK = "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC";
 const POSTER: LiveAccount = {
   id: "job-crash-poster",
   email: "poster@job-crash.test",
@@ -85,6 +89,47 @@ function spotifyHistory(count: number): string {
   );
 }
 
+/**
+ * An oEmbed server standing in for Spotify's: it holds the first request open (the server is
+ * killed meanwhile) and answers every later one.
+ */
+async function startFakeOembed(): Promise<{
+  origin: string;
+  requests: () => number;
+  stop: () => Promise<void>;
+}> {
+  let requests = 0;
+  const held: import("node:http").ServerResponse[] = [];
+  const server = createHttpServer((_req, res) => {
+    requests++;
+    if (requests === 1) {
+      held.push(res);
+      return;
+    }
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end(
+      JSON.stringify({
+        version: "1.0",
+        type: "rich",
+        title: "Crash Song",
+        author_name: "The Fences",
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    stop: async () => {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 async function unzipLines(bytes: Buffer, name: string): Promise<number> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
     yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, opened) =>
@@ -121,6 +166,7 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
   let port: number;
   let testDb: TestDatabase | undefined;
   let running: Server | undefined;
+  let oembed: Awaited<ReturnType<typeof startFakeOembed>>;
   /** A second instance (PostgreSQL): several runners on one database. */
   const others: Server[] = [];
   let importId: string;
@@ -149,6 +195,8 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
         TRUST_PROXY: "on",
         // The jobs' steps are logged at debug: the kill lands between two of them.
         LOG_LEVEL: "debug",
+        UNFURL_LINKS: "on",
+        UNFURL_SPOTIFY_URL: `${oembed.origin}/oembed`,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -188,6 +236,7 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
 
   beforeAll(async () => {
     buildDir = await productionBuild();
+    oembed = await startFakeOembed();
     dataDir = mkdtempSync(path.join(tmpdir(), "st-job-crash-"));
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -239,10 +288,11 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
       await other.exited;
     }
     await testDb?.destroy();
+    await oembed?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  it("finishes the import with exactly its plays, the export with a whole archive, the fan-out to every follower once", async () => {
+  it("finishes the import with exactly its plays, the export with a whole archive, the fan-out to every follower once, the link preview", async () => {
     // First cut: the import past its fifth copy step (of thirty), before its end.
     let server = start();
     await waitForLog(
@@ -288,7 +338,22 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
     expect(server.output()).not.toMatch(/"fan-out done"/);
     said += server.output();
 
-    // The fourth start finishes all three; on PostgreSQL two instances at once, racing for the
+    // A post's link is to be previewed; the fourth start is cut off while the preview's request
+    // is in flight (the fake service holds it).
+    const data4 = await openData();
+    setDatabase(data4);
+    try {
+      await requestUnfurl(getDb(), LINK);
+    } finally {
+      setDatabase(undefined);
+      if (!testDb) await data4.close();
+    }
+    server = start();
+    await waitForLog(server, () => oembed.requests() > 0, "link preview request");
+    await kill9(server);
+    said += server.output();
+
+    // The fifth start finishes all four; on PostgreSQL two instances at once, racing for the
     // jobs whose leases ran out (nothing may be done twice).
     server = start();
     const second = ON_POSTGRES ? start(await freePort()) : undefined;
@@ -306,6 +371,7 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
       await until(/listening history import done/, "import end");
       await until(/data export ready/, "export end");
       await until(/"fan-out done"/, "fan-out end");
+      await until(/"link preview ready"/, "link preview");
     } catch (error) {
       // What the jobs were doing, for the failure's message.
       await kill9(server);
@@ -361,13 +427,21 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
       // Each job ran more than once (the kills did cut them off) and none is left.
       const jobs = rowsOf<{ kind: string; status: string; attempts: number }>(
         await data.db.execute(sql`select kind, status, attempts from jobs
-          where kind in ('journey.import', 'settings.data-export', 'feed.fanout') order by kind`),
+          where kind in ('journey.import', 'settings.data-export', 'feed.fanout', 'unfurl.link')
+          order by kind`),
       );
       expect(jobs.map((job) => [job.kind, job.status])).toEqual([
         ["feed.fanout", "done"],
         ["journey.import", "done"],
         ["settings.data-export", "done"],
+        ["unfurl.link", "done"],
       ]);
+      // The link's preview is stored, from the second request.
+      const [preview] = rowsOf<{ status: string; title: string }>(
+        await data.db.execute(sql`select status, title from link_unfurls where url = ${LINK}`),
+      );
+      expect(preview).toEqual({ status: "done", title: "Crash Song" });
+      expect(oembed.requests()).toBe(2);
       // Every follower's timeline has the post, once.
       const [timeline] = rowsOf<{ rows: number; people: number }>(
         await data.db.execute(sql`select count(*)::int as rows,

@@ -166,6 +166,7 @@ export const unfurlJob = defineJob<{ url: string }>({
         .where(and(eq(linkUnfurls.url, url), eq(linkUnfurls.status, "pending")));
       await announce(tx, url);
     });
+    logger.debug({ url }, "link preview ready");
     return undefined;
   },
   async onDead({ url }, error) {
