@@ -181,7 +181,7 @@ const KIND = {
   track: { kind: 2, key: sql`track_key`, name: sql`track_name`, where: sql`true` },
 } as const;
 
-type KindName = keyof typeof KIND;
+export type KindName = keyof typeof KIND;
 
 type RankedRow = { artistKey: string; key: string; plays: number };
 /** A row of a kind as the reference orders ties: by its key in code-point order. */
@@ -831,4 +831,18 @@ export async function latestArtistNames(options: {
   );
   for (const row of rows) names.set(row.key, row.name);
   return names;
+}
+
+/** The `limit` most played artists, releases or tracks of a planned period (ListenBrainz's stats). */
+export async function periodTopList(options: {
+  plan: PeriodPlan;
+  kind: KindName;
+  limit: number;
+}): Promise<RankedItemKey[]> {
+  return topKeys(getDb(), options.plan, options.kind, options.limit);
+}
+
+/** How many artists a planned period has. */
+export async function periodArtistCount(plan: PeriodPlan): Promise<number> {
+  return artistCount(getDb(), plan);
 }

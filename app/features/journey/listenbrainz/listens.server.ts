@@ -69,20 +69,21 @@ export async function recordListens(options: {
 export async function recordPlayingNow(options: {
   userId: string;
   listen: ValidListen;
-}): Promise<void> {
+}): Promise<{ artistName: string; trackName: string; releaseName: string | null }> {
   const { listen } = options;
   const seconds = listen.durationMs
     ? Math.floor(listen.durationMs / 1000)
     : PLAYING_NOW_MAX_DURATION_SECONDS;
   const artistName = clipName(listen.artistName);
   const trackName = clipName(listen.trackName);
+  const releaseName = listen.releaseName ? clipName(listen.releaseName) : null;
   await getDb()
     .insert(nowPlaying)
     .values({
       userId: options.userId,
       artistName,
       trackName,
-      releaseName: listen.releaseName ? clipName(listen.releaseName) : null,
+      releaseName,
       durationMs: listen.durationMs,
       startedAt: sql`now()`,
       expiresAt: sql`now() + make_interval(secs => ${Math.max(1, seconds)})`,
@@ -101,6 +102,16 @@ export async function recordPlayingNow(options: {
         or ${nowPlaying.trackName} <> excluded.track_name
         or ${nowPlaying.artistName} <> excluded.artist_name`,
     });
+  return { artistName, trackName, releaseName };
+}
+
+/** Ends what shows as "now playing" (ListenBrainz's `playing-now/delete`); false when none. */
+export async function clearPlayingNow(options: { userId: string }): Promise<boolean> {
+  const removed = await getDb()
+    .delete(nowPlaying)
+    .where(and(eq(nowPlaying.userId, options.userId), sql`${nowPlaying.expiresAt} > now()`))
+    .returning({ userId: nowPlaying.userId });
+  return removed.length > 0;
 }
 
 /**
