@@ -8,6 +8,7 @@ import { withTestDatabase } from "../../../../tests/support/test-database";
 import { settleJourneyAggregates } from "../aggregates.server";
 import { handleListenBrainzApi } from "./handler.server";
 import { recordingMsid } from "./msid.server";
+import { listensPageQuery } from "./reads.server";
 import { createListenToken } from "./tokens.server";
 
 withTestDatabase();
@@ -271,6 +272,37 @@ describe("GET /1/user/{user}/listens", () => {
     expect((await call(`/1/user/${person.username}/listen-count`, { token })).body).toEqual({
       payload: { count: 3 },
     });
+  });
+});
+
+describe("the listens query", () => {
+  it("walks the history's (user_id, listened_at, …) index with no sort, whichever way it pages", async () => {
+    const { person, token } = await personWithToken();
+    const other = await personWithToken();
+    const t = now() - 200_000;
+    const plays = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        at: t + i * 7,
+        artist: `A${i % 40}`,
+        track: `T${i}`,
+      }));
+    await submitPlays(token, plays(1000));
+    await submitPlays(other.token, plays(1000));
+    await getDb().execute(sql`analyze listens`);
+    for (const page of [
+      { minTs: null, maxTs: null },
+      { minTs: null, maxTs: t + 3000 },
+      { minTs: t + 100, maxTs: null },
+      { minTs: t + 100, maxTs: t + 3000 },
+    ]) {
+      const query = listensPageQuery({ userId: person.id, hidden: ["a3"], count: 100, ...page });
+      const plan = JSON.stringify(
+        (await getDb().execute(sql`explain (format json) ${query}`)) as unknown,
+      );
+      expect(plan).toContain(`"Index Name":"listens_natural_key"`);
+      expect(plan).not.toContain('"Node Type":"Sort"');
+      expect(plan).not.toContain("Seq Scan");
+    }
   });
 });
 

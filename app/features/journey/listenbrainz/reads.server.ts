@@ -97,22 +97,7 @@ export async function listUserListens(options: {
   }[] = [];
   if (count > 0 && range?.latest != null) {
     const isAscending = minTs !== null && maxTs === null;
-    const direction = sql.raw(isAscending ? "asc" : "desc");
-    const conditions = [sql`${listens.userId} = ${userId}`, notHidden(hidden)];
-    if (minTs !== null) conditions.push(sql`${listens.listenedAt} > to_timestamp(${minTs})`);
-    if (maxTs !== null) conditions.push(sql`${listens.listenedAt} < to_timestamp(${maxTs})`);
-    rows = rowsOf(
-      await db.execute(sql`
-        select ${epoch(listens.listenedAt)} as listened_at,
-          ${epoch(sql`date_trunc('second', ${listens.createdAt})`)} as inserted_at,
-          ${listens.artistName} as artist_name, ${listens.trackName} as track_name,
-          ${listens.releaseName} as release_name, ${listens.durationMs} as duration_ms
-        from ${listens}
-        where ${sql.join(conditions, sql` and `)}
-        order by ${listens.listenedAt} ${direction}, ${listens.artistKey} ${direction},
-          ${listens.trackKey} ${direction}
-        limit ${count}`),
-    );
+    rows = rowsOf(await db.execute(listensPageQuery({ userId, hidden, count, minTs, maxTs })));
     if (isAscending) rows.reverse();
   }
   const apiListens = rows.map((row) => {
@@ -136,6 +121,35 @@ export async function listUserListens(options: {
     latest_listen_ts: latest,
     oldest_listen_ts: oldest,
   };
+}
+
+/**
+ * One page of a person's listens as ListenBrainz orders it (see listUserListens): a walk of the
+ * (user_id, listened_at, artist_key, track_key) index from one end, no sort.
+ */
+export function listensPageQuery(options: {
+  userId: string;
+  hidden: string[];
+  count: number;
+  minTs: number | null;
+  maxTs: number | null;
+}): SQL {
+  const { userId, hidden, count, minTs, maxTs } = options;
+  const isAscending = minTs !== null && maxTs === null;
+  const direction = sql.raw(isAscending ? "asc" : "desc");
+  const conditions = [sql`${listens.userId} = ${userId}`, notHidden(hidden)];
+  if (minTs !== null) conditions.push(sql`${listens.listenedAt} > to_timestamp(${minTs})`);
+  if (maxTs !== null) conditions.push(sql`${listens.listenedAt} < to_timestamp(${maxTs})`);
+  return sql`
+    select ${epoch(listens.listenedAt)} as listened_at,
+      ${epoch(sql`date_trunc('second', ${listens.createdAt})`)} as inserted_at,
+      ${listens.artistName} as artist_name, ${listens.trackName} as track_name,
+      ${listens.releaseName} as release_name, ${listens.durationMs} as duration_ms
+    from ${listens}
+    where ${sql.join(conditions, sql` and `)}
+    order by ${listens.userId} ${direction}, ${listens.listenedAt} ${direction},
+      ${listens.artistKey} ${direction}, ${listens.trackKey} ${direction}
+    limit ${count}`;
 }
 
 /**
