@@ -1,7 +1,9 @@
 import { data } from "react-router";
 import { requireUser } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
+import { RecentListensSection } from "~/features/journey/components/recent-listens";
 import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
+import { listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
 import { skipRevalidationAfter } from "~/lib/revalidation";
@@ -16,8 +18,15 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const cursor = new URL(request.url).searchParams.get("cursor");
   const page = await loadProfilePage({ viewerId: viewer.id, username: viewer.username, cursor });
   if (!page) throw data("Your profile could not be found", { status: 404 });
-  const journey = await loadJourneySummary({ viewerId: viewer.id, owner: ownerOf(page.profile) });
-  return { ...page, journey, viewerId: viewer.id };
+  const [journey, recentListens] = await Promise.all([
+    loadJourneySummary({ viewerId: viewer.id, owner: ownerOf(page.profile) }),
+    listRecentListens({
+      viewerId: viewer.id,
+      ownerId: page.profile.id,
+      cursor: new URL(request.url).searchParams.get("listens"),
+    }),
+  ]);
+  return { ...page, journey, recentListens, viewerId: viewer.id };
 }
 
 export const shouldRevalidate = skipRevalidationAfter("/api/like", "/api/report");
@@ -28,7 +37,17 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
       data={loaderData}
       viewerId={loaderData.viewerId}
       basePath="/profile"
-      journey={<JourneySummarySection summary={loaderData.journey} isSignedIn />}
+      journey={
+        <>
+          <RecentListensSection
+            listens={loaderData.recentListens}
+            ownerId={loaderData.profile.id}
+            isSignedIn
+            basePath="/profile"
+          />
+          <JourneySummarySection summary={loaderData.journey} isSignedIn />
+        </>
+      }
     />
   );
 }
