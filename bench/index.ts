@@ -8,6 +8,7 @@ import { benchJourneyStats } from "./journey-stats";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
 import { benchLighthouse } from "./lighthouse";
+import { benchListenBrainzReads } from "./listenbrainz-reads";
 import { benchLiveLatency } from "./live-latency";
 import { benchLoad } from "./load";
 import { benchMaintenance } from "./maintenance";
@@ -30,6 +31,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   lighthouse: benchLighthouse,
   import: benchImport,
   "journey-stats": benchJourneyStats,
+  "listenbrainz-reads": benchListenBrainzReads,
   load: benchLoad,
   maintenance: benchMaintenance,
 };
@@ -52,7 +54,8 @@ export async function main(args: string[]): Promise<number> {
             step !== "load" &&
             step !== "maintenance" &&
             step !== "import" &&
-            step !== "journey-stats",
+            step !== "journey-stats" &&
+            step !== "listenbrainz-reads",
         );
   const outcomes: StepOutcome[] = [];
   const failures: string[] = [];
