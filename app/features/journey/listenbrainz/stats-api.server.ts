@@ -1,8 +1,10 @@
+import { cachedByListens } from "../cache.server";
 import {
   dayTotals,
   type KindName,
   LONG_AGO_DAY,
   periodArtistCount,
+  periodKeyCount,
   periodTopList,
   planPeriod,
 } from "../period-stats.server";
@@ -165,7 +167,7 @@ const ENTITY_KIND: Record<"artists" | "releases" | "recordings", KindName> = {
  * ListenBrainz's `/1/stats/user/{user}/artists|releases|recordings`, from the journey's own
  * numbers (its aggregates, ADR 032); null when the range has no plays (ListenBrainz's 204).
  */
-export async function entityStats(options: {
+async function computeEntityStats(options: {
   owner: Owner;
   entity: "artists" | "releases" | "recordings";
   range: StatsRange;
@@ -177,12 +179,19 @@ export async function entityStats(options: {
   const window = rangeWindow(range, options.now);
   const plan = await planFor(owner, window.start, window.end);
   const kind = ENTITY_KIND[entity];
-  const wanted = Math.min(options.count, MAX_STATS_ENTRIES) + options.offset;
-  // Artists have their own count; releases and recordings are counted up to ListenBrainz's 1000.
-  const limit = kind === "artist" ? Math.min(wanted, MAX_STATS_ENTRIES) : MAX_STATS_ENTRIES;
-  const top = await periodTopList({ plan, kind, limit });
+  // ListenBrainz keeps at most its top 1000 of each list.
+  const wanted = Math.min(
+    Math.min(options.count, MAX_STATS_ENTRIES) + options.offset,
+    MAX_STATS_ENTRIES,
+  );
+  const top = await periodTopList({ plan, kind, limit: Math.max(wanted, 1) });
   if (top.length === 0) return null;
-  const total = kind === "artist" ? await periodArtistCount(plan) : top.length;
+  const total =
+    kind === "artist"
+      ? await periodArtistCount(plan)
+      : top.length < wanted
+        ? top.length
+        : await periodKeyCount(plan, kind, MAX_STATS_ENTRIES);
   const page = top.slice(options.offset, wanted);
   const items = page.map((item) => {
     if (kind === "artist") {
@@ -270,7 +279,7 @@ function stepLabel(date: Date, granularity: Granularity): string {
  * (days for weeks and months, weeks for a quarter, months for half years and years, years with
  * plays for all time); null without plays.
  */
-export async function listeningActivity(options: {
+async function computeListeningActivity(options: {
   owner: Owner;
   range: StatsRange;
   now?: Date;
@@ -318,7 +327,7 @@ export async function listeningActivity(options: {
  * ListenBrainz's `daily-activity`: plays per weekday (Monday first) and hour (UTC) over the
  * range; null without plays.
  */
-export async function dailyActivity(options: {
+async function computeDailyActivity(options: {
   owner: Owner;
   range: StatsRange;
   now?: Date;
@@ -344,4 +353,54 @@ export async function dailyActivity(options: {
     range: options.range,
     last_updated: seconds(options.now ?? new Date()),
   };
+}
+
+/**
+ * A stats answer computed once per listen version (the journey's cache, cache.server.ts), as
+ * ListenBrainz serves precomputed statistics: `last_updated` is when it was computed. The key
+ * holds everything else it depends on: the endpoint, its parameters, the hidden artists and the
+ * day (the ranges end today).
+ */
+async function cached(
+  owner: Owner,
+  parts: unknown[],
+  compute: () => Promise<Record<string, unknown> | null>,
+  now: Date | undefined,
+): Promise<Record<string, unknown> | null> {
+  const day = dayOf(now ?? new Date());
+  const { stats } = await cachedByListens(
+    owner.userId,
+    ["listenbrainz-stats", ...parts, owner.username, [...owner.hidden].sort(), day],
+    async () => ({ stats: await compute() }),
+  );
+  return stats;
+}
+
+/**
+ * ListenBrainz's `/1/stats/user/{user}/artists|releases|recordings`, from the journey's own
+ * numbers (its aggregates, ADR 032); null when the range has no plays (ListenBrainz's 204).
+ */
+export function entityStats(options: Parameters<typeof computeEntityStats>[0]) {
+  const { owner, entity, range, offset, count, now } = options;
+  return cached(owner, [entity, range, offset, count], () => computeEntityStats(options), now);
+}
+
+/** ListenBrainz's `listening-activity` (see computeListeningActivity); null without plays. */
+export function listeningActivity(options: Parameters<typeof computeListeningActivity>[0]) {
+  return cached(
+    options.owner,
+    ["listening-activity", options.range],
+    () => computeListeningActivity(options),
+    options.now,
+  );
+}
+
+/** ListenBrainz's `daily-activity` (see computeDailyActivity); null without plays. */
+export function dailyActivity(options: Parameters<typeof computeDailyActivity>[0]) {
+  return cached(
+    options.owner,
+    ["daily-activity", options.range],
+    () => computeDailyActivity(options),
+    options.now,
+  );
 }
