@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { blockedBetween } from "~/core/visibility.server";
 import { getDb, rowsOf } from "~/db/client.server";
-import { journeySettings, profiles, user } from "~/db/schema";
+import { profiles, user } from "~/db/schema";
 import { getJourneyAccess } from "../access.server";
 import { ApiError, BAD_AUTH_HEADER, BAD_TOKEN } from "./api-error";
 import type { ListenTokenOwner } from "./tokens.server";
@@ -18,8 +18,6 @@ export interface ReadAccess {
   isOwner: boolean;
   /** Artist keys left out of everything the reader sees (empty for the owner). */
   hidden: string[];
-  /** The person paused "now playing" (others then see none). */
-  nowPlayingPaused: boolean;
 }
 
 /**
@@ -78,17 +76,7 @@ export async function readAccess(options: {
   const { reader, owner } = options;
   const viewerId = reader?.userId ?? null;
   const access = await getJourneyAccess({ viewerId, ownerId: owner.id });
-  if (access.allowed) {
-    const [row] = rowsOf<{ paused: boolean | null }>(
-      await getDb().execute(sql`select ${journeySettings.nowPlayingPaused} as paused
-        from ${journeySettings} where ${journeySettings.userId} = ${owner.id}`),
-    );
-    return {
-      isOwner: access.isOwner,
-      hidden: access.hiddenArtists,
-      nowPlayingPaused: Boolean(row?.paused),
-    };
-  }
+  if (access.allowed) return { isOwner: access.isOwner, hidden: access.hiddenArtists };
   if (!viewerId) {
     throw new ApiError(
       401,
