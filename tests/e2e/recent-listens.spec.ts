@@ -90,6 +90,7 @@ test.describe
       await expect(
         page.getByRole("button", { name: "Love French Disko by Stereolab" }),
       ).toHaveAttribute("aria-pressed", "true");
+      await expect(page.getByRole("list", { name: "Loved tracks" })).toContainText("French Disko");
 
       // Delete one: it leaves the list and the journey's count follows.
       await page

@@ -3,7 +3,7 @@ import { requireUser } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
 import { RecentListensSection } from "~/features/journey/components/recent-listens";
 import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
-import { listRecentListens } from "~/features/journey/listenbrainz/recent.server";
+import { listLovedTracks, listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
 import { skipRevalidationAfter } from "~/lib/revalidation";
@@ -18,15 +18,16 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const cursor = new URL(request.url).searchParams.get("cursor");
   const page = await loadProfilePage({ viewerId: viewer.id, username: viewer.username, cursor });
   if (!page) throw data("Your profile could not be found", { status: 404 });
-  const [journey, recentListens] = await Promise.all([
+  const [journey, recentListens, lovedTracks] = await Promise.all([
     loadJourneySummary({ viewerId: viewer.id, owner: ownerOf(page.profile) }),
     listRecentListens({
       viewerId: viewer.id,
       ownerId: page.profile.id,
       cursor: new URL(request.url).searchParams.get("listens"),
     }),
+    listLovedTracks({ viewerId: viewer.id, ownerId: page.profile.id }),
   ]);
-  return { ...page, journey, recentListens, viewerId: viewer.id };
+  return { ...page, journey, recentListens, lovedTracks, viewerId: viewer.id };
 }
 
 export const shouldRevalidate = skipRevalidationAfter("/api/like", "/api/report");
@@ -41,6 +42,7 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
         <>
           <RecentListensSection
             listens={loaderData.recentListens}
+            loved={loaderData.lovedTracks}
             ownerId={loaderData.profile.id}
             isSignedIn
             basePath="/profile"

@@ -3,7 +3,7 @@ import { getViewer } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
 import { RecentListensSection } from "~/features/journey/components/recent-listens";
 import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
-import { listRecentListens } from "~/features/journey/listenbrainz/recent.server";
+import { listLovedTracks, listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
 import { getEnv } from "~/lib/env.server";
@@ -37,18 +37,20 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
   });
   if (!page) throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 });
   const base = getEnv().BASE_URL.replace(/\/$/, "");
-  const [journey, recentListens] = await Promise.all([
+  const [journey, recentListens, lovedTracks] = await Promise.all([
     loadJourneySummary({ viewerId: viewer?.id ?? null, owner: ownerOf(page.profile) }),
     listRecentListens({
       viewerId: viewer?.id ?? null,
       ownerId: page.profile.id,
       cursor: new URL(request.url).searchParams.get("listens"),
     }),
+    listLovedTracks({ viewerId: viewer?.id ?? null, ownerId: page.profile.id }),
   ]);
   return {
     ...page,
     journey,
     recentListens,
+    lovedTracks,
     viewerId: viewer?.id ?? null,
     canonicalUrl: `${base}/u/${page.profile.username}`,
   };
@@ -66,6 +68,7 @@ export default function UserProfile({ loaderData }: Route.ComponentProps) {
         <>
           <RecentListensSection
             listens={loaderData.recentListens}
+            loved={loaderData.lovedTracks}
             ownerId={loaderData.profile.id}
             isSignedIn={loaderData.viewerId !== null}
             basePath={`/u/${loaderData.profile.username}`}

@@ -2,7 +2,7 @@ import { Form, Link, useFetcher } from "react-router";
 import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
 import { Icon } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
-import type { RecentListen, RecentListens } from "../listenbrainz/recent.server";
+import type { LovedTrack, RecentListen, RecentListens } from "../listenbrainz/recent.server";
 
 type ListenOutcome = FetcherOutcome<{ isLoved?: boolean; deleted?: number }>;
 
@@ -96,11 +96,14 @@ function ListenRow({
  */
 export function RecentListensSection({
   listens,
+  loved,
   ownerId,
   isSignedIn,
   basePath,
 }: {
   listens: RecentListens | null;
+  /** The person's latest loved tracks (null or empty: none shown). */
+  loved?: LovedTrack[] | null;
   ownerId: string;
   isSignedIn: boolean;
   /** The profile's path, where older pages live (`?listens=…`). */
@@ -142,6 +145,23 @@ export function RecentListensSection({
           ))}
         </ul>
       )}
+      {loved && loved.length > 0 ? (
+        <>
+          <h3 className="mt-4 mb-1 text-sm font-semibold">
+            {listens.isOwner ? "Tracks you love" : "Loved tracks"}
+          </h3>
+          <ul aria-label="Loved tracks" className="flex flex-col gap-1 text-sm">
+            {loved.map((track) => (
+              <li key={`${track.artistName}/${track.trackName}/${track.lovedAt}`}>
+                <Icon name="heart" className="mr-1 inline size-3.5 text-primary" />
+                <span className="font-medium break-words">{track.trackName}</span>
+                <span className="text-muted-foreground"> · </span>
+                <span className="break-words">{track.artistName}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
       {listens.nextCursor ? (
         <Form method="get" action={basePath} className="mt-2">
           <button

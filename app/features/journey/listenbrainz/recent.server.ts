@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
 import { getDb, rowsOf } from "~/db/client.server";
-import { listens } from "~/db/schema";
+import { listenFeedback, listens } from "~/db/schema";
 import { getJourneyAccess } from "../access.server";
 import { feedbackForMsids, setRecordingFeedback } from "./feedback.server";
 import { recordingMsid } from "./msid.server";
@@ -196,4 +196,53 @@ export async function deleteOwnListen(options: {
   });
   if (deleted === 0) throw new AppError("not_found", LISTEN_NOT_FOUND);
   return { deleted };
+}
+
+export interface LovedTrack {
+  artistName: string;
+  trackName: string;
+  releaseName: string | null;
+  lovedAt: string;
+}
+
+/** Loved tracks a profile shows (the latest). */
+export const LOVED_TRACKS_SHOWN = 10;
+
+/**
+ * The person's latest loved tracks (their hearts and their players' loves that Soundtrail can
+ * name), for those the journey's audience allows, hidden artists left out for others; null when
+ * the viewer may not see the journey.
+ */
+export async function listLovedTracks(options: {
+  viewerId: string | null;
+  ownerId: string;
+}): Promise<LovedTrack[] | null> {
+  const access = await getJourneyAccess({ viewerId: options.viewerId, ownerId: options.ownerId });
+  if (!access.allowed) return null;
+  const rows = rowsOf<{
+    artist_name: string;
+    track_name: string;
+    release_name: string | null;
+    created_at: string | Date;
+  }>(
+    await getDb().execute(sql`
+      select ${listenFeedback.artistName} as artist_name, ${listenFeedback.trackName} as track_name,
+        ${listenFeedback.releaseName} as release_name, ${listenFeedback.createdAt} as created_at
+      from ${listenFeedback}
+      where ${listenFeedback.userId} = ${options.ownerId} and ${listenFeedback.score} = 1
+        and ${listenFeedback.artistName} is not null and ${listenFeedback.trackName} is not null
+        ${
+          access.hiddenArtists.length > 0
+            ? sql`and ${listenFeedback.artistKey} not in (select jsonb_array_elements_text(${JSON.stringify(access.hiddenArtists)}::jsonb))`
+            : sql``
+        }
+      order by ${listenFeedback.createdAt} desc
+      limit ${LOVED_TRACKS_SHOWN}`),
+  );
+  return rows.map((row) => ({
+    artistName: row.artist_name,
+    trackName: row.track_name,
+    releaseName: row.release_name,
+    lovedAt: new Date(row.created_at).toISOString(),
+  }));
 }

@@ -7,6 +7,7 @@ import { listRecordingFeedback } from "./feedback.server";
 import { recordListens } from "./listens.server";
 import {
   deleteOwnListen,
+  listLovedTracks,
   listRecentListens,
   loveListen,
   RECENT_LISTENS_PAGE,
@@ -128,5 +129,51 @@ describe("recent listens on the profile", () => {
         isLoved: true,
       }),
     ).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("lists the owner's loved tracks, newest first, as the journey's audience allows", async () => {
+    const owner = await personWithPlays(10);
+    const fan = await createTestUser();
+    const stranger = await createTestUser();
+    await getDb().insert(follows).values({ followerId: fan.id, followeeId: owner.id });
+    await getDb()
+      .insert(journeySettings)
+      .values({ userId: owner.id, audience: "followers", hiddenArtists: ["hidden artist"] });
+    const shown = (await listRecentListens({ viewerId: owner.id, ownerId: owner.id }))?.items ?? [];
+    const hiddenOne = shown.find((i) => i.artistName === "Hidden Artist");
+    const openOnes = shown.filter((i) => i.artistName !== "Hidden Artist").slice(0, 2);
+    if (!hiddenOne || openOnes.length < 2) throw new Error("the fixture has both kinds");
+    for (const item of [hiddenOne, ...openOnes]) {
+      await loveListen({
+        viewerId: owner.id,
+        ownerId: owner.id,
+        ts: item.ts,
+        msid: item.msid,
+        isLoved: true,
+      });
+    }
+    const own = await listLovedTracks({ viewerId: owner.id, ownerId: owner.id });
+    expect(own?.map((t) => t.trackName)).toEqual(
+      [...openOnes]
+        .reverse()
+        .map((i) => i.trackName)
+        .concat(hiddenOne.trackName),
+    );
+    const fans = await listLovedTracks({ viewerId: fan.id, ownerId: owner.id });
+    expect(fans?.map((t) => t.trackName)).toEqual([...openOnes].reverse().map((i) => i.trackName));
+    expect(await listLovedTracks({ viewerId: stranger.id, ownerId: owner.id })).toBeNull();
+    // Unloved, it leaves the list.
+    const [last] = openOnes.slice(-1);
+    if (!last) throw new Error("no listen");
+    await loveListen({
+      viewerId: owner.id,
+      ownerId: owner.id,
+      ts: last.ts,
+      msid: last.msid,
+      isLoved: false,
+    });
+    expect(
+      (await listLovedTracks({ viewerId: owner.id, ownerId: owner.id }))?.map((t) => t.trackName),
+    ).not.toContain(last.trackName);
   });
 });
