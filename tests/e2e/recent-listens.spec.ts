@@ -31,7 +31,13 @@ test.describe
       await expect(field).toHaveValue(/^[0-9a-f-]{36}$/);
       token = await field.inputValue();
 
+      // Open the profile and wait until its live stream (/api/events) is open on the server.
+      const stream = page.waitForResponse(
+        (response) =>
+          new URL(response.url()).pathname === "/api/events" && response.status() === 200,
+      );
       await gotoHydrated(page, "/profile");
+      await stream;
       const section = page.getByRole("region", { name: "Recent listens" });
       await expect(section).toContainText("No listens yet.");
 
@@ -61,7 +67,7 @@ test.describe
         },
       });
 
-      await gotoHydrated(page, "/profile");
+      // The open profile shows them as they arrive (no reload).
       await expect(page.getByRole("region", { name: "Now playing" })).toContainText("Words");
       const list = section.getByRole("list", { name: "Recent listens" });
       await expect(list.getByRole("listitem")).toHaveCount(3);

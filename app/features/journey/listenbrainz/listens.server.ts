@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { publishLive } from "~/core/live-bus.server";
 import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { listens, nowPlaying } from "~/db/schema";
@@ -55,7 +56,11 @@ export async function recordListens(options: {
       })
       .returning({ id: listens.id });
     // The journey's aggregates follow within seconds (one waiting job per person).
-    if (added.length > 0) await queueJourneyAggregate(tx, options.userId);
+    if (added.length > 0) {
+      await queueJourneyAggregate(tx, options.userId);
+      // The person's open profile shows them (delivered on commit).
+      await publishLive(tx, { t: "l", u: options.userId });
+    }
     return added;
   });
   return inserted.length;
@@ -102,6 +107,7 @@ export async function recordPlayingNow(options: {
         or ${nowPlaying.trackName} <> excluded.track_name
         or ${nowPlaying.artistName} <> excluded.artist_name`,
     });
+  await publishLive(getDb(), { t: "l", u: options.userId });
   return { artistName, trackName, releaseName };
 }
 

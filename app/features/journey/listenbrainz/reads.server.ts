@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { publishLive } from "~/core/live-bus.server";
 import { artistKey } from "~/core/music-keys";
 import { getDb, rowsOf } from "~/db/client.server";
 import { journeySettings, listenDays, listens, nowPlaying } from "~/db/schema";
@@ -260,6 +261,7 @@ export async function deleteUserListen(options: {
         and ${listens.id} in (select jsonb_array_elements_text(${JSON.stringify(ids.map(String))}::jsonb)::bigint)`,
     );
     await queueJourneyAggregate(tx, options.userId);
+    await publishLive(tx, { t: "l", u: options.userId });
     return ids.length;
   });
 }
