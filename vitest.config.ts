@@ -11,11 +11,12 @@ const ISOLATED = [
 
 /**
  * The server suites that build production and start it as child processes (or run the
- * operator's commands as an operator does): minutes each, so they run under `npm run
- * test:server` (and in CI), not in `npm test`'s quick loop. Every other server/ file is a unit
- * test of the node layer and stays in the loop.
+ * operator's commands as an operator does), and the soaks (a backlog of 10,000 jobs): minutes
+ * each, so they run under `npm run test:server` (and in CI), not in `npm test`'s quick loop.
+ * Every other server/ file is a unit test of the node layer and stays in the loop.
  */
 const SERVER_SUITES = [
+  "app/core/jobs/backlog.test.ts",
   "server/action-fuzz.test.ts",
   "server/authorization-matrix.test.ts",
   "server/backup-restore.test.ts",
@@ -71,7 +72,7 @@ export default defineConfig({
         test: {
           name: "shared",
           include: ["app/**/*.test.{ts,tsx}"],
-          exclude: ISOLATED,
+          exclude: [...ISOLATED, ...SERVER_SUITES],
           isolate: false,
           setupFiles: ["tests/support/shared-worker-setup.ts"],
           // In CI the files run in a random order (the seed is printed): a file that only

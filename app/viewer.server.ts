@@ -1,4 +1,5 @@
 import type { MiddlewareFunction } from "react-router";
+import { bearerRefusedResponse } from "~/features/auth/guards.server";
 import { getViewerFromHeaders } from "~/features/auth/index.server";
 import { getViewerFromBearer } from "~/features/auth-api/index.server";
 import { hasBearer } from "~/lib/bearer";
@@ -16,9 +17,14 @@ export const viewerMiddleware: MiddlewareFunction<Response> = async (
   const { pathname } = new URL(request.url);
   if (pathname.startsWith("/auth/v1/") || pathname.startsWith("/1/")) return next();
   // An app's bearer token, or the browser's session cookie: never both.
-  const { viewer, sessionId, setCookies } = hasBearer(request.headers)
+  const bearer = hasBearer(request.headers);
+  const { viewer, sessionId, setCookies } = bearer
     ? { ...(await getViewerFromBearer(request.headers)), setCookies: [] as string[] }
     : await getViewerFromHeaders(request.headers);
+  // A token that does not verify, expired, ended, or an aal1 token of a two-step account: the
+  // app gets a 401 it can act on (refresh, sign in again) on every route — never the signed-out
+  // page or public feed, never HTML.
+  if (bearer && !viewer) return bearerRefusedResponse();
   context.set(viewerContext, viewer);
   context.set(sessionIdContext, sessionId);
   const response = await next();

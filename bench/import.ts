@@ -64,7 +64,7 @@ out.end(buffer + "\\n]\\n");
 await once(out, "finish");
 `;
 
-async function writeHistory(file: string, plays: number): Promise<void> {
+export async function writeHistory(file: string, plays: number): Promise<void> {
   const child = spawn(
     process.execPath,
     ["--input-type=module", "-e", GENERATOR, file, String(plays)],

@@ -1,9 +1,12 @@
 import { cpus, loadavg } from "node:os";
+import { benchExport } from "./export";
 import { benchFanout } from "./fanout";
 import { benchFeedQuery } from "./feed-query";
 import { benchFeedSsr } from "./feed-ssr";
+import { benchHeavyListeners } from "./heavy-listeners";
 import { benchHtmlSize } from "./html-size";
 import { benchImport } from "./import";
+import { benchImportBrowse } from "./import-browse";
 import { benchJourneyStats } from "./journey-stats";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
@@ -34,6 +37,9 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "listenbrainz-reads": benchListenBrainzReads,
   load: benchLoad,
   maintenance: benchMaintenance,
+  "heavy-listeners": benchHeavyListeners,
+  "import-browse": benchImportBrowse,
+  export: benchExport,
 };
 
 export async function main(args: string[]): Promise<number> {
@@ -44,8 +50,8 @@ export async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
-  // The load, maintenance, import and journey-stats runs (several minutes each) only when asked
-  // for by name.
+  // The load, maintenance, import, journey-stats, heavy-listeners, import-browse and export
+  // runs (several minutes each) only when asked for by name.
   const chosen =
     args.length > 0
       ? args
@@ -55,7 +61,10 @@ export async function main(args: string[]): Promise<number> {
             step !== "maintenance" &&
             step !== "import" &&
             step !== "journey-stats" &&
-            step !== "listenbrainz-reads",
+            step !== "listenbrainz-reads" &&
+            step !== "heavy-listeners" &&
+            step !== "import-browse" &&
+            step !== "export",
         );
   const outcomes: StepOutcome[] = [];
   const failures: string[] = [];

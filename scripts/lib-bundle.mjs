@@ -1,6 +1,6 @@
 // Bundles a TypeScript entry of the app with esbuild (the `~/` imports resolve through the
 // tsconfig paths) into node_modules/.cache/soundtrail and imports it. For the command-line
-// scripts (`npm run seed`, `npm run auth:rotate-key`, `npm run bench`) that run app code
+// scripts (`npm run seed`, `npm run auth:rotate-key`, `npm run auth:service-key`, `npm run bench`) that run app code
 // outside the server build. Where esbuild is not installed (the container image is pruned of
 // dev dependencies) the bundle `npm run build` made of the same entry is used: CLI_ENTRIES.
 import { existsSync, mkdirSync } from "node:fs";
@@ -10,8 +10,7 @@ import { pathToFileURL } from "node:url";
 /** The entries the production build bundles for the scripts, by the name they import them as. */
 export const CLI_ENTRIES = {
   seed: "app/seed.server.ts",
-  "jwt-keys": "app/features/auth-api/keys.server.ts",
-  env: "app/lib/env.server.ts",
+  "auth-keys": "app/features/auth-api/cli.server.ts",
 };
 
 /** esbuild's options for an app entry bundled to run under Node 20, its packages left outside. */

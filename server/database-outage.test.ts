@@ -169,6 +169,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           SOUNDTRAIL_BUILD_DIR: buildDir,
           SHUTDOWN_DRAIN_SECONDS: "0",
           LOG_LEVEL: "warn",
+          METRICS_TOKEN: "outage-metrics-token",
         }),
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -282,6 +283,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         (await fetch(`${base}/readyz`)).status === 200 ? true : undefined,
       );
       expect(child?.exitCode).toBeNull();
+      // /metrics counts the failures the log left out.
+      const metrics = await fetch(`${base}/metrics`, {
+        headers: { Authorization: "Bearer outage-metrics-token" },
+      }).then((r) => r.text());
+      const failures = metrics
+        .split("\n")
+        .filter((line) => line.startsWith("soundtrail_database_unavailable_total{"))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+      expect(failures).toBeGreaterThanOrEqual(outageLines.length);
     }, 120_000);
   },
 );

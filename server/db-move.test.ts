@@ -49,6 +49,10 @@ describe.skipIf(!ADMIN_URL)("npm run db:move from PGlite to PostgreSQL", () => {
     try {
       await migrateDatabase(handle);
       await seedDatabase(handle.db);
+      // Jobs waiting and done (their ids are an identity column, copied as they are).
+      await handle.db.execute(sql`insert into jobs (kind, payload, key, status)
+        values ('unfurl.link', '{"url":"https://open.spotify.com/track/x"}', 'move-test', 'queued'),
+               ('feed.fanout', '{"postId":"00000000-0000-0000-0000-000000000000"}', null, 'done')`);
       const [post] = rowsOf<{ id: string }>(
         await handle.db.execute(sql`select p.id from posts p join profiles pr on pr.user_id = p.author_id
           where pr.username = 'ana_rivera' and p.audience = 'everyone' order by p.created_at desc limit 1`),

@@ -145,12 +145,20 @@ const routeOf = createRouteLabeler(build.routes, clientDir);
 
 /** Requests in progress per connection: a connection with none may be closed at shutdown. */
 const inProgress = new Map<Socket, number>();
+/** Connections that have sent at least one request (the others may have one on its way). */
+const served = new WeakSet<Socket>();
+/**
+ * How long a connection accepted just before shutdown, that has not sent its request yet, is
+ * given to send it (it is then answered, with `Connection: close`) before it is closed.
+ */
+const FRESH_CONNECTION_GRACE_MS = 2_000;
 
 const server = http.createServer((request, response) => {
   // Once shutting down, no connection is kept for another request: clients open a new one,
   // to another instance, instead of finding this one closed under them.
   if (shuttingDown) response.setHeader("Connection", "close");
   const socket = request.socket;
+  served.add(socket);
   inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
   const started = performance.now();
   response.once("close", () => {
@@ -172,11 +180,26 @@ server.on("connection", (socket) => {
   socket.once("close", () => inProgress.delete(socket));
 });
 
-/** Closes connections with no request in progress, those never used included. */
+/**
+ * Closes kept-alive connections with no request in progress. A connection that never sent a
+ * request may have one in flight (the client connected just before the listener closed):
+ * destroying it would reset that request, so it gets a short grace to send it, and is closed
+ * only if it stays silent.
+ */
 function closeIdleSockets(): void {
   server.closeIdleConnections();
-  for (const [socket, count] of inProgress) if (count <= 0) socket.destroy();
+  for (const [socket, count] of inProgress) {
+    if (count > 0) continue;
+    if (served.has(socket)) socket.destroy();
+    else if (!graced.has(socket)) {
+      graced.add(socket);
+      socket.setTimeout(FRESH_CONNECTION_GRACE_MS, () => {
+        if ((inProgress.get(socket) ?? 0) <= 0) socket.destroy();
+      });
+    }
+  }
 }
+const graced = new WeakSet<Socket>();
 server.on("checkContinue", handler.onCheckContinue);
 
 server.keepAliveTimeout = 65_000;

@@ -7,10 +7,13 @@ import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
-import { type DatabaseHandle, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
+import { type DatabaseHandle, getDb, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { createTestDatabase, createTestDataDir, type TestDatabase } from "~/db/test-db.server";
+import { queueFanOut } from "~/features/feed/fanout-jobs.server";
+import { settleJourneyAggregates } from "~/features/journey/aggregates.server";
 import { confirmListenImport, createListenImport } from "~/features/journey/import.server";
+import { computeJourneyStats, computeJourneyStatsFromPlays } from "~/features/journey/stats.server";
 import { requestDataExport } from "~/features/settings/export-archive.server";
 import { insertAccounts, type LiveAccount, signIn } from "../tests/support/live-server";
 import { productionBuild } from "../tests/support/production-build";
@@ -19,19 +22,31 @@ import { productionBuild } from "../tests/support/production-build";
  * Background jobs across kill -9: a history import in the middle of its copy and a data export
  * in the middle of its archive, both cut off by SIGKILL and taken up again by the next start.
  * The import must end with exactly the plays of its files (none lost, none twice), the export
- * with a whole archive holding every play. Runs on PGlite, and on PostgreSQL under
- * `npm run test:pg` (there a job is taken up once its lease runs out).
+ * with a whole archive holding every play, and the journey aggregates (their jobs cut off too)
+ * equal to the plays. Three starts: the first killed mid-copy, the second (the export asked for
+ * meanwhile) mid-archive, the third finishes. Runs on PGlite, and on PostgreSQL under
+ * `npm run test:pg` (there a job is taken up once its lease runs out). The mail outbox has its
+ * own (server/campaign-crash.test.ts); fan-out and link previews resume from fenced progress
+ * covered in their features' tests.
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ON_POSTGRES = Boolean(process.env.TEST_DATABASE_URL);
 const IMPORTED_PLAYS = 60_000;
-const EXPORTED_PLAYS = 150_000;
+const EXPORTED_PLAYS = 300_000;
 const IMPORTER: LiveAccount = {
   id: "job-crash-importer",
   email: "importer@job-crash.test",
   username: "job_crash_importer",
   displayName: "Importer",
+};
+const FOLLOWERS = 40_000;
+const POST_ID = "0b5e7a52-4c1f-4f0e-9a7e-000000000041";
+const POSTER: LiveAccount = {
+  id: "job-crash-poster",
+  email: "poster@job-crash.test",
+  username: "job_crash_poster",
+  displayName: "Poster",
 };
 const EXPORTER: LiveAccount = {
   id: "job-crash-exporter",
@@ -106,10 +121,12 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
   let port: number;
   let testDb: TestDatabase | undefined;
   let running: Server | undefined;
+  /** A second instance (PostgreSQL): several runners on one database. */
+  const others: Server[] = [];
   let importId: string;
   let exportId: string;
 
-  function start(): Server {
+  function start(onPort = port): Server {
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) {
       if (key.startsWith("VITEST") || key.startsWith("GITHUB_CLIENT_")) continue;
@@ -122,7 +139,7 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
       env: {
         ...env,
         NODE_ENV: "production",
-        PORT: String(port),
+        PORT: String(onPort),
         HOST: "127.0.0.1",
         BASE_URL: base,
         DATA_DIR: dataDir,
@@ -142,8 +159,10 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
       output += d;
     });
     const exited = new Promise((resolve) => child.on("exit", resolve));
-    running = { child, output: () => output, exited };
-    return running;
+    const server = { child, output: () => output, exited };
+    if (onPort === port) running = server;
+    else others.push(server);
+    return server;
   }
 
   async function waitForLog(server: Server, test: (line: string) => boolean, what: string) {
@@ -183,7 +202,13 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
     }
     setDatabase(handle);
     try {
-      await insertAccounts(handle.db, [IMPORTER, EXPORTER]);
+      await insertAccounts(handle.db, [IMPORTER, EXPORTER, POSTER]);
+      // The poster's followers: a fan-out of FOLLOWERS / 1000 batches.
+      await handle.db.execute(sql`insert into "user" (id, name, email, email_verified)
+        select 'job-crash-follower-' || i, 'Follower ' || i, 'follower' || i || '@job-crash.test', true
+        from generate_series(1, ${FOLLOWERS}) i`);
+      await handle.db.execute(sql`insert into follows (follower_id, followee_id)
+        select 'job-crash-follower-' || i, ${POSTER.id} from generate_series(1, ${FOLLOWERS}) i`);
       // The importer's files are read and confirmed: the copy is a queued job.
       const file = path.join(dataDir, "endsong_0.json");
       writeFileSync(file, spotifyHistory(IMPORTED_PLAYS));
@@ -193,7 +218,7 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
       });
       expect(preview.total).toBe(IMPORTED_PLAYS);
       importId = (await confirmListenImport({ userId: IMPORTER.id, importId: preview.id })).id;
-      // The exporter has a long history and asked for their data: the archive is a queued job.
+      // The exporter has a long history; the archive is asked for once the import was cut off.
       await handle.db.execute(sql`
         insert into listens (user_id, listened_at, duration_ms, artist_name, track_name,
           release_name, artist_key, track_key, release_key, source)
@@ -201,7 +226,6 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
           'Artist ' || (i % 211), 'Track ' || i, 'Album ' || (i % 17), 'artist ' || (i % 211),
           'track ' || i, 'album ' || (i % 17), 'scrobble'
         from generate_series(1, ${EXPORTED_PLAYS}) i`);
-      exportId = (await requestDataExport({ userId: EXPORTER.id })).id;
     } finally {
       setDatabase(undefined);
       if (!ON_POSTGRES) await handle.close();
@@ -210,25 +234,78 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
 
   afterAll(async () => {
     if (running) await kill9(running);
+    for (const other of others.splice(0)) {
+      other.child.kill("SIGKILL");
+      await other.exited;
+    }
     await testDb?.destroy();
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  it("finishes the import with exactly its plays and the export with a whole archive", async () => {
+  it("finishes the import with exactly its plays, the export with a whole archive, the fan-out to every follower once", async () => {
+    // First cut: the import past its fifth copy step (of thirty), before its end.
     let server = start();
-    // Killed once both are under way: the copy past its fifth step, the archive past a piece.
     await waitForLog(
       server,
       (line) => /"import copy step"/.test(line) && /"processed":(1\d|[2-9]\d)\d{3}\b/.test(line),
       "fifth import step",
     );
+    await kill9(server);
+    expect(server.output()).not.toMatch(/listening history import done/);
+
+    // The exporter asks for their data while the server is down; the second start takes the
+    // import up again and begins the archive, cut off once its first piece is written.
+    const handle = await openData();
+    setDatabase(handle);
+    try {
+      exportId = (await requestDataExport({ userId: EXPORTER.id })).id;
+    } finally {
+      setDatabase(undefined);
+      if (!testDb) await handle.close();
+    }
+    server = start();
     await waitForLog(server, (line) => /"data export piece"/.test(line), "export piece");
     await kill9(server);
+    expect(server.output()).not.toMatch(/data export ready/);
+    // What finished in the second run needs no waiting for later.
+    let said = server.output();
 
-    server = start();
+    // A poster with many followers posts while the server is down; the third start takes the
+    // import and the archive up again and begins the fan-out, cut off after its first batch.
+    const data3 = await openData();
+    setDatabase(data3);
     try {
-      await waitForLog(server, (line) => /listening history import done/.test(line), "import end");
-      await waitForLog(server, (line) => /data export ready/.test(line), "export end");
+      await data3.db.execute(sql`insert into posts (id, author_id, kind, title, audience)
+        values (${POST_ID}::uuid, ${POSTER.id}, 'track', 'Crash Song', 'everyone')`);
+      await queueFanOut(getDb(), POST_ID);
+    } finally {
+      setDatabase(undefined);
+      if (!testDb) await data3.close();
+    }
+    server = start();
+    await waitForLog(server, (line) => /"fan-out batch"/.test(line), "fan-out batch");
+    await kill9(server);
+    expect(server.output()).not.toMatch(/"fan-out done"/);
+    said += server.output();
+
+    // The fourth start finishes all three; on PostgreSQL two instances at once, racing for the
+    // jobs whose leases ran out (nothing may be done twice).
+    server = start();
+    const second = ON_POSTGRES ? start(await freePort()) : undefined;
+    const until = async (pattern: RegExp, what: string) => {
+      const deadline = Date.now() + 240_000;
+      for (;;) {
+        if (pattern.test(said + server.output() + (second?.output() ?? ""))) return;
+        if (server.child.exitCode !== null)
+          throw new Error(`the server exited:\n${server.output()}`);
+        if (Date.now() > deadline) throw new Error(`no ${what} in 4 minutes:\n${server.output()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    try {
+      await until(/listening history import done/, "import end");
+      await until(/data export ready/, "export end");
+      await until(/"fan-out done"/, "fan-out end");
     } catch (error) {
       // What the jobs were doing, for the failure's message.
       await kill9(server);
@@ -260,13 +337,17 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
     expect(archive.byteLength).toBe(Number(response.headers.get("Content-Length")));
     expect(await unzipLines(archive, "listens.jsonl")).toBe(EXPORTED_PLAYS);
 
+    for (const other of others.splice(0)) {
+      other.child.kill("SIGTERM");
+      await other.exited;
+    }
     server.child.kill("SIGTERM");
     await server.exited;
     running = undefined;
-    const handle = await openData();
+    const data = await openData();
     try {
       const [result] = rowsOf<{ status: string; processed: number; added: number; plays: number }>(
-        await handle.db.execute(sql`
+        await data.db.execute(sql`
           select i.status, i.processed, i.added,
             (select count(*)::int from listens where user_id = ${IMPORTER.id}) as plays
           from listen_imports i where i.id = ${importId}`),
@@ -277,13 +358,47 @@ describe(`jobs cut off by kill -9 and taken up again, on ${ON_POSTGRES ? "Postgr
         added: IMPORTED_PLAYS,
         plays: IMPORTED_PLAYS,
       });
-      const [jobs] = rowsOf<{ left: number }>(
-        await handle.db.execute(sql`select count(*)::int as left from jobs
-          where kind in ('journey.import', 'settings.data-export') and status <> 'done'`),
+      // Each job ran more than once (the kills did cut them off) and none is left.
+      const jobs = rowsOf<{ kind: string; status: string; attempts: number }>(
+        await data.db.execute(sql`select kind, status, attempts from jobs
+          where kind in ('journey.import', 'settings.data-export', 'feed.fanout') order by kind`),
       );
-      expect(jobs?.left).toBe(0);
+      expect(jobs.map((job) => [job.kind, job.status])).toEqual([
+        ["feed.fanout", "done"],
+        ["journey.import", "done"],
+        ["settings.data-export", "done"],
+      ]);
+      // Every follower's timeline has the post, once.
+      const [timeline] = rowsOf<{ rows: number; people: number }>(
+        await data.db.execute(sql`select count(*)::int as rows,
+            count(distinct user_id)::int as people
+          from home_timeline where post_id = ${POST_ID}::uuid`),
+      );
+      expect(timeline).toEqual({ rows: FOLLOWERS, people: FOLLOWERS });
+      for (const job of jobs) expect(job.attempts).toBeGreaterThanOrEqual(2);
+
+      // The journey aggregates, whose jobs the kills cut off as well (the exporter's history is
+      // aggregated from the first start on), end equal to the plays once their jobs are done.
+      setDatabase(data);
+      try {
+        await settleJourneyAggregates();
+        const [dirty] = rowsOf<{ n: number }>(
+          await data.db.execute(sql`select count(*)::int as n from jobs
+            where kind = 'journey.aggregate' and status <> 'done'`),
+        );
+        expect(dirty?.n).toBe(0);
+        const end = new Date(Date.UTC(2027, 0, 1));
+        for (const userId of [IMPORTER.id, EXPORTER.id]) {
+          const options = { userId, start: null, end, now: end };
+          expect(await computeJourneyStats(options)).toEqual(
+            await computeJourneyStatsFromPlays(options),
+          );
+        }
+      } finally {
+        setDatabase(undefined);
+      }
     } finally {
-      if (!testDb) await handle.close();
+      if (!testDb) await data.close();
     }
   }, 900_000);
 });

@@ -127,6 +127,8 @@ describe("/metrics", () => {
       expect(sample(text, "soundtrail_request_queue_waiting", {})).toBe(0);
       expect(sample(text, "soundtrail_request_queue_active", {})).toBeGreaterThanOrEqual(0);
       expect(sample(text, "soundtrail_requests_shed_total", {})).toBe(0);
+      // Database failures by kind (none here; the outage suite sees them counted).
+      expect(text).toContain("# TYPE soundtrail_database_unavailable_total counter");
       expect(sample(text, "soundtrail_mail_outbox", { status: "pending" })).toBeGreaterThanOrEqual(
         0,
       );

@@ -14,7 +14,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_URL, createEmptyDatabase } from "../tests/support/ops-servers";
 import { productionBuild } from "../tests/support/production-build";
 
 /*
@@ -125,7 +127,19 @@ describe.skipIf(process.platform !== "linux")(
       const rotated = run("npm", ["run", "--silent", "auth:rotate-key"]);
       expect(rotated.code, rotated.output).toBe(0);
       expect(rotated.output).toContain("New signing key");
-      expect(existsSync(path.join(dataDir, "auth-jwt-keys.json"))).toBe(true);
+      expect(rotated.output).not.toMatch(STACK);
+    }, 120_000);
+
+    it("prints the service-role key (npm run auth:service-key)", () => {
+      const printed = run("npm", ["run", "--silent", "auth:service-key"]);
+      expect(printed.code, printed.output).toBe(0);
+      const [header = "", payload = ""] = printed.output.trim().split(".");
+      expect(JSON.parse(Buffer.from(header, "base64url").toString())).toMatchObject({
+        alg: "ES256",
+      });
+      expect(JSON.parse(Buffer.from(payload, "base64url").toString())).toMatchObject({
+        role: "service_role",
+      });
     }, 120_000);
 
     it("backs up to DATA_DIR by default and restores it (npm run backup / restore)", () => {
@@ -141,6 +155,35 @@ describe.skipIf(process.platform !== "linux")(
       const restored = run("npm", ["run", "--silent", "restore", "--", backup, "--force"]);
       expect(restored.code, restored.output).toBe(0);
     }, 240_000);
+
+    // Needs a PostgreSQL server to move to: runs under `npm run test:pg` (and so in CI).
+    it.skipIf(!ADMIN_URL)(
+      "moves the embedded database to PostgreSQL (npm run db:move)",
+      async () => {
+        if (!existsSync(path.join(dataDir, "pglite"))) {
+          const seeded = run("npm", ["run", "--silent", "seed"]);
+          expect(seeded.code, seeded.output).toBe(0);
+        }
+        const target = await createEmptyDatabase("st_runtime_move");
+        try {
+          const moved = run("npm", ["run", "--silent", "db:move", "--", "--to", target.url]);
+          expect(moved.code, moved.output).toBe(0);
+          expect(moved.output).toMatch(/every row count equal on both sides/);
+          expect(moved.output).not.toMatch(STACK);
+          const client = new pg.Client({ connectionString: target.url });
+          await client.connect();
+          try {
+            const { rows } = await client.query(`select count(*)::int as n from "user"`);
+            expect(rows[0]?.n).toBeGreaterThan(0);
+          } finally {
+            await client.end();
+          }
+        } finally {
+          await target.drop();
+        }
+      },
+      240_000,
+    );
 
     it("starts as the image does (node build/server.mjs), answers, and stops cleanly on SIGTERM", async () => {
       const port = await new Promise<number>((resolve) => {

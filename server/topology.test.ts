@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase, setDatabase } from "~/db/client.server";
+import { rotateSigningKey } from "~/features/auth-api/keys.server";
 import { insertAccounts, signIn } from "../tests/support/live-server";
 import {
   ADMIN_URL,
@@ -112,6 +113,52 @@ describe.skipIf(!ADMIN_URL || !hasCaddy)(
       const line = text.split("\n").find((l) => l.startsWith("soundtrail_sse_connections"));
       return Number(line?.split(" ").at(-1) ?? Number.NaN);
     }
+
+    it("one key set for both instances: a token from one works on the other, the JWKS are equal, a rotation keeps old tokens", async () => {
+      const [a, b] = topology.instances.map((i) => `http://127.0.0.1:${i.port}`);
+      if (!a || !b) throw new Error("two instances expected");
+      const jwksOf = async (base: string) =>
+        (await (await fetch(`${base}/auth/v1/.well-known/jwks.json`)).json()) as {
+          keys: { kid: string }[];
+        };
+      const guestOn = async (base: string) => {
+        const response = await fetch(`${base}/auth/v1/signup`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: "{}",
+        });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { access_token: string }).access_token;
+      };
+      const userOn = async (base: string, token: string) => {
+        const response = await fetch(`${base}/auth/v1/user`, {
+          headers: { Authorization: `Bearer ${token}` },
+        });
+        await response.body?.cancel();
+        return response.status;
+      };
+      const before = await jwksOf(a);
+      expect(await jwksOf(b)).toEqual(before);
+      const fromA = await guestOn(a);
+      const fromB = await guestOn(b);
+      expect(await userOn(b, fromA)).toBe(200);
+      expect(await userOn(a, fromB)).toBe(200);
+      const feed = await fetch(`${b}/api/feed`, { headers: { Authorization: `Bearer ${fromA}` } });
+      expect(feed.status).toBe(200);
+      expect(await feed.json()).toMatchObject({ posts: expect.any(Array) });
+
+      // npm run auth:rotate-key's work, on the shared database.
+      const kid = await rotateSigningKey({ AUTH_JWT_EXPIRY: 3600 });
+      const after = await jwksOf(a);
+      expect(await jwksOf(b)).toEqual(after);
+      expect(after.keys.map((k) => k.kid)).toEqual(
+        expect.arrayContaining([kid, ...before.keys.map((k) => k.kid)]),
+      );
+      expect(await userOn(a, fromA)).toBe(200);
+      expect(await userOn(b, fromA)).toBe(200);
+      expect(await userOn(b, fromB)).toBe(200);
+      expect(await userOn(a, await guestOn(b))).toBe(200);
+    }, 120_000);
 
     it("a like through instance A reaches the stream the proxy gave to instance B, then B dies and A carries on", async () => {
       const { proxy } = topology;

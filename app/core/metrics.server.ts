@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { getDatabase, rowsOf } from "~/db/client.server";
+import { databaseOutageCounts } from "~/db/unavailable.server";
 import { countJobs, type JobKindCounts } from "./jobs/inspect.server";
 
 /*
@@ -86,6 +87,17 @@ const shed = new Counter({
 export function countShedRequest(): void {
   shed.inc();
 }
+
+new Counter({
+  name: "soundtrail_database_unavailable_total",
+  help: "Database failures (unreachable, shut down, out of connections) this instance met, by kind.",
+  labelNames: ["kind"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [kind, n] of databaseOutageCounts()) this.inc({ kind }, n);
+  },
+});
 
 new Gauge({
   name: "soundtrail_sse_connections",

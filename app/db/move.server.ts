@@ -205,7 +205,8 @@ export async function moveDatabase(options: MoveOptions): Promise<MoveResult> {
           return `(${placeholders.join(", ")})`;
         });
         await tq(
-          `insert into ${quoteIdent(table)} (${columnList}) values ${tuples.join(", ")}`,
+          // Identity columns (jobs.id) take the source's values as they are.
+          `insert into ${quoteIdent(table)} (${columnList}) overriding system value values ${tuples.join(", ")}`,
           params,
         );
         copied += batch.length;

@@ -93,7 +93,12 @@ export async function move(argv: string[]): Promise<void> {
     );
   } catch (error) {
     if (error instanceof MoveRefused) throw new CommandError(error.message);
-    throw error;
+    // Anything else (the target refused a row, the connection dropped): the copy ran in one
+    // transaction, so the target is as it was.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CommandError(
+      `The move failed: ${message}\nThe target database was left as it was (the copy is one transaction); the embedded database is untouched.`,
+    );
   } finally {
     await source.close();
   }

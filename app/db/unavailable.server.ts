@@ -71,6 +71,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export const OUTAGE_LOG_WINDOW_MS = 30_000;
 
 const lastLogged = new Map<string, { at: number; suppressed: number }>();
+/** Database failures seen since start, by kind (logged or not): /metrics counts them. */
+const outageCounts = new Map<string, number>();
+
+/** Database failures seen by this process since it started, by kind. */
+export function databaseOutageCounts(): ReadonlyMap<string, number> {
+  return outageCounts;
+}
 
 /**
  * Logs a database outage as one structured line — no stack trace — at most once per
@@ -83,6 +90,7 @@ export function logDatabaseUnavailable(
   now: number = Date.now(),
 ): void {
   const kind = databaseFailureKind(error) ?? "unknown";
+  outageCounts.set(kind, (outageCounts.get(kind) ?? 0) + 1);
   const key = `${where}:${kind}`;
   const entry = lastLogged.get(key);
   if (entry && now - entry.at < OUTAGE_LOG_WINDOW_MS) {
@@ -101,6 +109,7 @@ export function logDatabaseUnavailable(
 /** Forgets what was logged (tests). */
 export function resetOutageLog(): void {
   lastLogged.clear();
+  outageCounts.clear();
 }
 
 function deepestMessage(error: Error): string {

@@ -155,6 +155,16 @@ export const envSchema = z
      * the internet unless a test configures a local fake service.
      */
     UNFURL_LINKS: z.enum(["on", "off", ""]).optional(),
+    /**
+     * The token API's sign-up without a confirmation step (GoTrue's mailer and SMS
+     * autoconfirm): `POST /auth/v1/signup` answers with a session. Off by default.
+     */
+    AUTH_AUTOCONFIRM: z
+      .enum(["true", "false", "on", "off", "1", "0", ""], {
+        error: "must be true or false",
+      })
+      .optional()
+      .transform((value) => value === "true" || value === "on" || value === "1"),
     /** Set by CI systems; only read for the default of UNFURL_LINKS. */
     CI: optionalString,
     /**

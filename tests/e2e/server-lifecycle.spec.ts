@@ -87,6 +87,17 @@ test.describe("server lifecycle", () => {
     // And one connection that was opened and never used.
     const idle = connect(port, "127.0.0.1");
     idle.on("error", () => {});
+    // And one opened now whose request is sent only once the server stopped listening (a
+    // request in flight as the listener closes): it is answered, not reset.
+    const late = connect(port, "127.0.0.1");
+    let lateAnswer = "";
+    const lateOutcome = new Promise<string>((resolve) => {
+      late.on("data", (chunk) => {
+        lateAnswer += chunk;
+      });
+      late.on("close", () => resolve(lateAnswer));
+      late.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const signalledAt = Date.now();
     server.child.kill("SIGTERM");
@@ -98,6 +109,23 @@ test.describe("server lifecycle", () => {
     await Promise.all(clients);
     expect(outcomes.length).toBeGreaterThan(20);
     expect(outcomes.filter((outcome) => outcome !== 200)).toEqual([]);
+    // The listener is closed once a new connection is refused.
+    for (;;) {
+      const refused = await new Promise<boolean>((resolve) => {
+        const probe = connect(port, "127.0.0.1");
+        probe.on("connect", () => {
+          probe.destroy();
+          resolve(false);
+        });
+        probe.on("error", () => resolve(true));
+      });
+      if (refused) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    late.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    const answer = await lateOutcome;
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(answer.toLowerCase()).toContain("connection: close");
     expect(await server.exited).toBe(0);
     agent.destroy();
     idle.destroy();

@@ -243,12 +243,10 @@ describe("the job system", () => {
     expect(most).toBe(1);
   });
 
-  it("wakes a started runner when a job is queued, and drains many jobs", async () => {
-    const kind = freshKind();
+  it("wakes a started runner when a job is queued (no poll for a minute)", async () => {
     let ran = 0;
     const job = defineJob({
-      kind,
-      concurrency: 3,
+      kind: freshKind(),
       parse: payload,
       async run() {
         ran++;
@@ -258,16 +256,8 @@ describe("the job system", () => {
     const runner = new JobRunner({ handle: getDatabase(), definitions: [job], pollMs: 60_000 });
     runners.push(runner);
     await runner.start();
-    // Queued in bulk, as a big backlog would be, then one enqueue that notifies.
-    await getDb().execute(sql`insert into jobs (kind, payload)
-      select ${kind}, jsonb_build_object('n', i) from generate_series(1, 500) i`);
     await getDb().transaction((tx) => job.enqueue(tx, { n: 0 }));
-    await vi.waitFor(() => expect(ran).toBe(501), { timeout: 20_000 });
-    const [left] = rowsOf<{ n: number }>(
-      await getDb().execute(sql`select count(*)::int as n from jobs
-        where kind = ${kind} and status <> 'done'`),
-    );
-    expect(left?.n).toBe(0);
+    await vi.waitFor(() => expect(ran).toBe(1), { timeout: 20_000 });
   });
 
   it("at shutdown asks a long job to stop and queues it again without counting the attempt", async () => {

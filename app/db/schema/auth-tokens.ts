@@ -63,3 +63,31 @@ export const authRefreshTokens = pgTable(
     index("auth_refresh_tokens_unused_idx").on(t.tokenSessionId).where(sql`${t.usedAt} is null`),
   ],
 );
+
+/**
+ * The token API's signing keys (ES256, private JWKs), shared by every instance on the database:
+ * each signs with the newest live key and publishes every key not retired longer ago than a
+ * token lives, so a rotation (`npm run auth:rotate-key`) never cuts off a token already handed
+ * out. Backups carry them like any other row. `AUTH_JWT_KEYS` overrides the table.
+ */
+export const authJwtKeys = pgTable("auth_jwt_keys", {
+  kid: text("kid").primaryKey(),
+  privateJwk: jsonb("private_jwk").$type<Record<string, unknown>>().notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  /** Set by a rotation: from then on the key only verifies, until its last token expired. */
+  retiredAt: timestamp("retired_at", { withTimezone: true }),
+});
+
+/**
+ * Supabase's free-form metadata of an account: `user_metadata` (what the app's user sets with
+ * `signUp({ options: { data } })` or `updateUser({ data })`) and `app_metadata` (what only the
+ * service role sets). Profile fields (username, display name) stay in `profiles`.
+ */
+export const authUserMetadata = pgTable("auth_user_metadata", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => user.id, { onDelete: "cascade" }),
+  userMetadata: jsonb("user_metadata").$type<Record<string, unknown>>().notNull().default({}),
+  appMetadata: jsonb("app_metadata").$type<Record<string, unknown>>().notNull().default({}),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});

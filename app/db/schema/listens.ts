@@ -271,8 +271,8 @@ export const journeyStatsCache = pgTable(
  * Per person and day (UTC) with plays: how many, and a revision (migrations 0026, 0027; ADR 025).
  * A statement-level trigger on `listens` adds each statement's changed plays to their days
  * (enabled ALWAYS, so the importer's replica-role batches keep them too) and gives every day it
- * touches a new `rev` from a sequence. The journey's stats come from each person's plays held in
- * memory (app/features/journey/play-index.server.ts), which reloads exactly the days whose `rev`
+ * touches a new `rev` from a sequence. The journey's aggregate job (ADR 032,
+ * app/features/journey/aggregates.server.ts) does again exactly the months whose days' `rev`
  * changed. No foreign key to "user": the trigger removes a person's rows with their plays.
  */
 export const listenDays = pgTable(

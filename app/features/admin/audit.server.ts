@@ -18,6 +18,13 @@ export const AUDIT_ACTIONS = {
   "email.send_batch": "Sent a batch of e-mails (no campaign)",
   "job.retry": "Retried a background job",
   "job.discard": "Discarded a background job",
+  "user.create": "Created an account (service role)",
+  "user.update": "Changed an account (service role)",
+  "user.delete": "Deleted an account (service role)",
+  "user.invite": "Invited someone (service role)",
+  "user.generate_link": "Made a sign-in link (service role)",
+  "user.sign_out": "Signed a session out (service role)",
+  "factor.delete": "Removed a two-step factor (service role)",
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
@@ -33,6 +40,24 @@ export async function recordAudit(tx: Tx, actor: AdminActor, entry: AuditEntryIn
   await tx.insert(auditLog).values({
     actorId: actor.id,
     actorLabel: actor.username,
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    details: entry.details ?? {},
+  });
+}
+
+/** The label of the token API's service-role key in the audit log (it has no account). */
+export const SERVICE_ROLE_ACTOR = "service_role";
+
+/**
+ * Writes one audit row for the token API's admin endpoints (`/auth/v1/admin/*`), whose caller
+ * is the service-role key rather than a person: no actor id, labelled `service_role`.
+ */
+export async function recordServiceRoleAudit(tx: Tx, entry: AuditEntryInput) {
+  await tx.insert(auditLog).values({
+    actorId: null,
+    actorLabel: SERVICE_ROLE_ACTOR,
     action: entry.action,
     targetType: entry.targetType,
     targetId: entry.targetId,

@@ -1,14 +1,17 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { base32 } from "@better-auth/utils/base32";
 import { createOTP } from "@better-auth/utils/otp";
 import { eq, like, sql } from "drizzle-orm";
-import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setDatabase } from "~/db/client.server";
 import {
+  account,
+  auditLog,
+  authJwtKeys,
   authRefreshTokens,
   authTokenSessions,
   profiles,
@@ -23,10 +26,12 @@ import { createMailTransport, setMailTransport } from "~/features/mail/index.ser
 import { type SmsMessage, setSmsSender } from "~/features/sms/index.server";
 import { settleAfterResponse } from "~/lib/after-response.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
+import { getEnv } from "~/lib/env.server";
 import { startSmtpSink } from "../../../tests/support/smtp-sink";
 import { getViewerFromBearer } from "./bearer.server";
 import { handleAuthApi } from "./handler.server";
-import { resetSigningKeys, rotateSigningKey } from "./keys.server";
+import { LEGACY_KEY_FILE, newPrivateJwk, resetSigningKeys, rotateSigningKey } from "./keys.server";
+import { signServiceRoleKey } from "./tokens.server";
 
 // Passwords are hashed with scrypt at OWASP parameters: a dozen sign-ins take a while on a busy
 // machine, so the budget per test is generous (a bound, not a timing assertion).
@@ -442,8 +447,11 @@ describe("updating the user", () => {
       token: mine.access_token,
       body: { password: "Another-Long-Pass-2" },
     });
-    expect(missing.status).toBe(401);
-    expect(missing.body.error_code).toBe("reauthentication_needed");
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({
+      error_code: "reauthentication_needed",
+      msg: "Password update requires reauthentication",
+    });
 
     const weak = await call("/user", {
       method: "PUT",
@@ -599,12 +607,50 @@ describe("bearer tokens on the data routes", () => {
 });
 
 describe("key rotation", () => {
+  it("keeps the keys in the database: another instance on it verifies the tokens and publishes the same JWKS", async () => {
+    const { session } = await confirmedAccount();
+    const published = (await call("/.well-known/jwks.json")).body;
+    // A second instance on the same database: no key set in memory, only the table.
+    resetSigningKeys();
+    expect((await call("/.well-known/jwks.json")).body).toEqual(published);
+    expect((await call("/user", { token: session.access_token })).status).toBe(200);
+    const rows = await testDb.db.select().from(authJwtKeys);
+    expect(rows.map((row) => row.kid).sort()).toEqual(
+      (published.keys as { kid: string }[]).map((key) => key.kid).sort(),
+    );
+  });
+
+  it("takes over the keys of an old per-instance auth-jwt-keys.json when the table has none", async () => {
+    const legacy = await newPrivateJwk();
+    const file = path.join(getEnv().DATA_DIR, LEGACY_KEY_FILE);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ keys: [legacy] }));
+    try {
+      await testDb.db.delete(authJwtKeys);
+      resetSigningKeys();
+      const published = (await call("/.well-known/jwks.json")).body.keys as { kid: string }[];
+      expect(published.map((key) => key.kid)).toEqual([legacy.kid]);
+      const { session } = await confirmedAccount();
+      expect(decodeProtectedHeader(session.access_token).kid).toBe(legacy.kid);
+    } finally {
+      rmSync(file, { force: true });
+      resetSigningKeys();
+    }
+  });
+
   it("publishes the previous key after a rotation, so earlier tokens keep verifying", async () => {
     const { session: before } = await confirmedAccount();
-    const kid = await rotateSigningKey({ DATA_DIR: process.env.DATA_DIR ?? "" });
+    const published = (await call("/.well-known/jwks.json")).body.keys as { kid: string }[];
+    const kid = await rotateSigningKey({ AUTH_JWT_EXPIRY: 3600 });
     const keys = (await call("/.well-known/jwks.json")).body.keys as { kid: string }[];
-    expect(keys).toHaveLength(2);
+    expect(keys).toHaveLength(published.length + 1);
     expect(keys[0]?.kid).toBe(kid);
+    expect(keys.map((key) => key.kid)).toEqual(
+      expect.arrayContaining(published.map((key) => key.kid)),
+    );
+    expect((await call("/user", { token: before.access_token })).status).toBe(200);
+    // Another instance that never saw the old key as current still accepts its tokens.
+    resetSigningKeys();
     expect((await call("/user", { token: before.access_token })).status).toBe(200);
     const after = await call("/token?grant_type=refresh_token", {
       body: { refresh_token: before.refresh_token },
@@ -618,13 +664,18 @@ describe("key rotation", () => {
 });
 
 describe("codes, recovery, resend and reauthentication", () => {
-  it("POST /otp mails a code that POST /verify turns into a session; unknown addresses get the same answer", async () => {
+  it("POST /otp mails a code that POST /verify turns into a session; create_user false refuses an unknown address as GoTrue", async () => {
     const { email } = await confirmedAccount();
     sink.received.length = 0;
-    const sent = await call("/otp", { body: { email } });
-    const unknown = await call("/otp", { body: { email: "nobody-otp@example.org" } });
+    const sent = await call("/otp", { body: { email, create_user: false } });
+    const unknown = await call("/otp", {
+      body: { email: "nobody-otp@example.org", create_user: false },
+    });
     expect(sent).toMatchObject({ status: 200, body: {} });
-    expect(unknown).toMatchObject({ status: 200, body: {} });
+    expect(unknown).toMatchObject({
+      status: 422,
+      body: { error_code: "otp_disabled", msg: "Signups not allowed for otp" },
+    });
     await settleAfterResponse();
     expect(sink.received.flatMap((m) => m.to)).toEqual([email]);
     const code = sink.received[0]?.subject.match(/^(\d{6}) /)?.[1] ?? "";
@@ -706,7 +757,7 @@ describe("codes, recovery, resend and reauthentication", () => {
       token: fresh.body.access_token,
       body: { password: "Temptation-New-Order-1982" },
     });
-    expect(plain).toMatchObject({ status: 401, body: { error_code: "reauthentication_needed" } });
+    expect(plain).toMatchObject({ status: 400, body: { error_code: "reauthentication_needed" } });
   });
 
   it("POST /verify refuses a recovery token that was never mailed", async () => {
@@ -728,23 +779,22 @@ describe("codes, recovery, resend and reauthentication", () => {
       expect(asked.status).toBe(200);
       expect(texts.map((t) => t.to)).toEqual([phone]);
       const code = texts[0]?.body.match(/\b(\d{6})\b/)?.[1] ?? "";
-      const unsigned = await call("/verify", {
-        body: { type: "phone_change", phone, token: code },
-      });
-      expect(unsigned.status).toBe(401);
+      // As GoTrue: no bearer needed, the number and its code say whose change it is.
       const wrong = await call("/verify", {
-        token: s.access_token,
         body: { type: "phone_change", phone, token: code === "000000" ? "111111" : "000000" },
       });
       expect(wrong).toMatchObject({ status: 403, body: { error_code: "otp_expired" } });
       const verified = await call("/verify", {
-        token: s.access_token,
         body: { type: "phone_change", phone, token: code },
       });
       expect(verified.status).toBe(200);
-      expect(verified.body.user.phone).toBe(phone);
-      const read = await call("/user", { token: verified.body.access_token });
-      expect(read.body.phone).toBe(phone);
+      // GoTrue's form: E.164 digits without the "+".
+      expect(verified.body.user.phone).toBe(phone.slice(1));
+      expect(verified.body.user.id).toBe(s.user.id);
+      const read = await call("/user", { token: s.access_token });
+      expect(read.body.phone).toBe(phone.slice(1));
+      const again = await call("/verify", { body: { type: "phone_change", phone, token: code } });
+      expect(again).toMatchObject({ status: 403, body: { error_code: "otp_expired" } });
     } finally {
       setSmsSender(undefined);
     }
@@ -903,5 +953,203 @@ describe("OAuth with PKCE", () => {
     });
     expect(wrongVerifier.status).toBe(400);
     expect(wrongVerifier.body.error_code).toBe("bad_code_verifier");
+  });
+});
+
+describe("identity linking", () => {
+  it("linkIdentity: answers { url } of a page that sends the browser to the provider for this person", async () => {
+    const { session: s } = await confirmedAccount();
+    const started = await call(
+      `/user/identities/authorize?provider=github&skip_http_redirect=true&redirect_to=${encodeURIComponent("myapp://linked")}`,
+      { token: s.access_token },
+    );
+    expect(started.status).toBe(200);
+    expect(started.body.url).toMatch(/\/auth\/v1\/user\/identities\/link\?flow=[0-9a-f-]+$/);
+    const page = await handleAuthApi(
+      new Request(started.body.url.replace(/^https?:\/\/[^/]+\/auth\/v1/, BASE), {
+        headers: { [CLIENT_IP_HEADER]: address() },
+      }),
+    );
+    expect(page.status).toBe(302);
+    expect(page.headers.get("Location")).toMatch(
+      /^https:\/\/github\.com\/login\/oauth\/authorize\?.*client_id=vitest-github-client/,
+    );
+    // The flow works once.
+    const again = await handleAuthApi(
+      new Request(started.body.url.replace(/^https?:\/\/[^/]+\/auth\/v1/, BASE)),
+    );
+    expect(again.status).toBe(400);
+    // Without a token, and for a provider that is not configured: GoTrue's errors.
+    expect((await call("/user/identities/authorize?provider=github")).status).toBe(401);
+    const unknown = await call("/user/identities/authorize?provider=myspace", {
+      token: s.access_token,
+    });
+    expect(unknown).toMatchObject({ status: 400, body: { error_code: "validation_failed" } });
+  });
+
+  it("unlinkIdentity removes a linked provider but never the last identity", async () => {
+    const { session: s } = await confirmedAccount();
+    const userId = s.user.id as string;
+    await testDb.db.insert(account).values({
+      id: crypto.randomUUID(),
+      userId,
+      providerId: "github",
+      accountId: `gh-${userId}`,
+      updatedAt: new Date(),
+    });
+    const before = await call("/user", { token: s.access_token });
+    const identities = before.body.identities as { identity_id: string; provider: string }[];
+    expect(identities.map((i) => i.provider).sort()).toEqual(["email", "github"]);
+    const github = identities.find((i) => i.provider === "github");
+    const email = identities.find((i) => i.provider === "email");
+    const unlinked = await call(`/user/identities/${github?.identity_id}`, {
+      method: "DELETE",
+      token: s.access_token,
+    });
+    expect(unlinked.status).toBe(200);
+    const after = await call("/user", { token: s.access_token });
+    expect(after.body.identities.map((i: { provider: string }) => i.provider)).toEqual(["email"]);
+    const last = await call(`/user/identities/${email?.identity_id}`, {
+      method: "DELETE",
+      token: s.access_token,
+    });
+    expect(last).toMatchObject({
+      status: 422,
+      body: {
+        error_code: "single_identity_not_deletable",
+        msg: "User must have at least 1 identity after unlinking",
+      },
+    });
+    const missing = await call("/user/identities/no-such-identity", {
+      method: "DELETE",
+      token: s.access_token,
+    });
+    expect(missing).toMatchObject({ status: 422, body: { error_code: "identity_not_found" } });
+  });
+});
+
+describe("admin API", () => {
+  it("takes the service-role key only, and writes each change to the audit log as service_role", async () => {
+    const serviceKey = await signServiceRoleKey();
+    const email = `admin-audit-${accountCounter++}@example.org`;
+    const created = await call("/admin/users", {
+      token: serviceKey,
+      body: { email, email_confirm: true, app_metadata: { plan: "team" } },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ email, app_metadata: { plan: "team" } });
+    const [entry] = await testDb.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.targetId, created.body.id));
+    expect(entry).toMatchObject({
+      action: "user.create",
+      actorLabel: "service_role",
+      actorId: null,
+    });
+    // A person's own token is not the service role: GoTrue's 403 not_admin.
+    const { session: s } = await confirmedAccount();
+    const refused = await call("/admin/users", { token: s.access_token });
+    expect(refused).toMatchObject({
+      status: 403,
+      body: { error_code: "not_admin", msg: "User not allowed" },
+    });
+    // Nor is a user's token accepted on another's behalf in the key's place.
+    expect((await call(`/admin/users/${created.body.id}`)).status).toBe(401);
+  });
+
+  it("generate_link signup and recovery: the hashed token verifies once; email_confirm confirms", async () => {
+    const serviceKey = await signServiceRoleKey();
+    const email = `admin-link-${accountCounter++}@example.org`;
+    const signup = await call("/admin/generate_link", {
+      token: serviceKey,
+      body: { type: "signup", email, password: PASSWORD },
+    });
+    expect(signup.status).toBe(200);
+    expect(signup.body).toMatchObject({ email, verification_type: "signup" });
+    expect(signup.body.email_confirmed_at).toBeUndefined();
+    const confirmed = await call("/verify", {
+      body: { type: "signup", token_hash: signup.body.hashed_token },
+    });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.user.email_confirmed_at).toEqual(expect.any(String));
+    const reused = await call("/verify", {
+      body: { type: "signup", token_hash: signup.body.hashed_token },
+    });
+    expect(reused).toMatchObject({ status: 403, body: { error_code: "otp_expired" } });
+    expect(
+      (await call("/token?grant_type=password", { body: { email, password: PASSWORD } })).status,
+    ).toBe(200);
+
+    const recovery = await call("/admin/generate_link", {
+      token: serviceKey,
+      body: { type: "recovery", email },
+    });
+    const recovered = await call("/verify", {
+      body: { type: "recovery", token_hash: recovery.body.hashed_token },
+    });
+    expect(recovered.status).toBe(200);
+    expect(decodeJwt(recovered.body.access_token).amr).toEqual([
+      { method: "recovery", timestamp: expect.any(Number) },
+    ]);
+    const NEW = "Admin-Recovered-Pass-1999";
+    const set = await call("/user", {
+      method: "PUT",
+      token: recovered.body.access_token,
+      body: { password: NEW },
+    });
+    expect(set.status).toBe(200);
+    expect(
+      (await call("/token?grant_type=password", { body: { email, password: NEW } })).status,
+    ).toBe(200);
+
+    // email_confirm through updateUserById.
+    const other = await call("/admin/users", {
+      token: serviceKey,
+      body: { email: `admin-unconfirmed-${accountCounter++}@example.org` },
+    });
+    expect(other.body.email_confirmed_at).toBeUndefined();
+    const updated = await call(`/admin/users/${other.body.id}`, {
+      method: "PUT",
+      token: serviceKey,
+      body: { email_confirm: true },
+    });
+    expect(updated.body.email_confirmed_at).toEqual(expect.any(String));
+  });
+});
+
+describe("e-mail change links", () => {
+  it("GET /verify with the mailed link redirects to redirect_to with the session in the fragment, once", async () => {
+    const { session: s } = await confirmedAccount();
+    const next = `link-change-${accountCounter++}@example.org`;
+    sink.received.length = 0;
+    const asked = await call("/user", {
+      method: "PUT",
+      token: s.access_token,
+      body: { email: next },
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body.new_email).toBe(next);
+    const mail = sink.received.find((m) => m.to.includes(next));
+    const raw = (mail?.raw ?? "").replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+    const token = raw.match(/\/auth\/v1\/verify\?token=([A-Za-z0-9_-]+)&type=email_change/)?.[1];
+    expect(token).toBeDefined();
+    const open = (redirect: string) =>
+      handleAuthApi(
+        new Request(
+          `${BASE}/verify?token=${token}&type=email_change&redirect_to=${encodeURIComponent(redirect)}`,
+          { headers: { [CLIENT_IP_HEADER]: address() } },
+        ),
+      );
+    const first = await open("myapp://changed");
+    expect(first.status).toBe(303);
+    const location = new URL(first.headers.get("Location") ?? "");
+    expect(`${location.protocol}//${location.host}`).toBe("myapp://changed");
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    expect(fragment.get("type")).toBe("email_change");
+    const user = await call("/user", { token: fragment.get("access_token") ?? "" });
+    expect(user.body).toMatchObject({ id: s.user.id, email: next });
+    const second = new URL((await open("myapp://changed")).headers.get("Location") ?? "");
+    expect(new URLSearchParams(second.hash.slice(1)).get("error_code")).toBe("otp_expired");
   });
 });

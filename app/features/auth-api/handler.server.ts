@@ -16,7 +16,6 @@ import { isDatabaseUnavailable } from "~/db/unavailable.server";
 import {
   type AuthFailure,
   type AuthResult,
-  changeEmail,
   changePassword,
   claimTotpCode,
   configuredProviders,
@@ -29,12 +28,17 @@ import {
   disableTwoFactorForRecentSession,
   getAuth,
   getSecurityOverview,
+  isUsernameAvailable,
+  PLACEHOLDER_EMAIL_DOMAIN,
   qrCodeOf,
+  refuseWeakPassword,
   releaseTotpCode,
   requestPasswordReset,
   requestPhoneChange,
   requestSignInCode,
   resendConfirmation,
+  resendPhoneChangeCode,
+  resendPhoneSignUpCode,
   resetPassword,
   sessionsEnded,
   signInWithCode,
@@ -44,11 +48,42 @@ import {
   startOAuth,
   startTotpEnrollment,
   startTotpEnrollmentForRecentSession,
+  usernameTaken,
 } from "~/features/auth/index.server";
 import { renderEmail } from "~/features/mail";
 import { sendMail } from "~/features/mail/index.server";
+import { startLinkOAuth, unlinkSignInMethod } from "~/features/settings/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { getEnv } from "~/lib/env.server";
+import {
+  adminCreateUser,
+  adminDeleteFactor,
+  adminDeleteUser,
+  adminGenerateLink,
+  adminGetUser,
+  adminInvite,
+  adminListFactors,
+  adminListUsers,
+  adminUpdateUser,
+  auditServiceSignOut,
+  isServiceRoleKey,
+  redeemLink,
+  requireServiceRole,
+} from "./admin.server";
+import {
+  applyEmailChange,
+  confirmEmailChange,
+  forgetPhoneChange,
+  hasPassword,
+  type Metadata,
+  pendingPhoneChange,
+  phoneChangeOwner,
+  rememberPhoneChange,
+  requestEmailChange,
+  resendEmailChange,
+  setFirstPassword,
+  updateMetadata,
+} from "./changes.server";
 import {
   API_VERSION_HEADER,
   AuthApiError,
@@ -74,7 +109,7 @@ import {
   sessionTokenFromCookies,
   startTokenSession,
 } from "./tokens.server";
-import { supabaseUser, TOTP_FRIENDLY_NAME } from "./users.server";
+import { supabasePhone, supabaseUser, TOTP_FRIENDLY_NAME } from "./users.server";
 
 /** The path prefix of the token API. */
 export const AUTH_API_PREFIX = "/auth/v1";
@@ -131,12 +166,29 @@ function parse<T extends z.ZodType>(schema: T, body: Body): z.infer<T> {
   return result.data;
 }
 
-const emailField = z.string().trim().toLowerCase().max(320).pipe(z.email());
+const emailField = z.string().trim().toLowerCase().max(255).pipe(z.email());
 const phoneField = z
   .string()
-  .trim()
-  .transform((v) => (v.startsWith("+") ? v : `+${v}`))
-  .pipe(z.string().regex(/^\+[1-9]\d{6,14}$/, "must be a phone number in E.164 form"));
+  .transform((v) => v.trim().replace(/^\+/, "").replaceAll(" ", ""))
+  .pipe(z.string().regex(/^[1-9][0-9]{1,14}$/))
+  .transform((v) => `+${v}`);
+
+/** An address as GoTrue's validateEmail takes it (lower case), with its messages. */
+function emailOf(value: string | null | undefined): string {
+  if (!value) throw validationFailed("An email address is required");
+  if (value.length > 255) throw validationFailed("An email address is too long");
+  const parsed = emailField.safeParse(value);
+  if (!parsed.success) throw validationFailed("Unable to validate email address: invalid format");
+  return parsed.data;
+}
+
+/** A number as GoTrue's validatePhone takes it ("+" and spaces dropped); kept here with "+". */
+function phoneOf(value: string | null | undefined): string {
+  const parsed = phoneField.safeParse(value ?? "");
+  if (!parsed.success) throw validationFailed("Invalid phone number format (E.164 required)");
+  return parsed.data;
+}
+
 const optionalText = z.string().max(1000).optional().nullable();
 
 function firstMessage(result: AuthFailure): string {
@@ -236,8 +288,8 @@ async function settings(): Promise<Response> {
       github: providers.includes("github"),
     },
     disable_signup: false,
-    mailer_autoconfirm: false,
-    phone_autoconfirm: false,
+    mailer_autoconfirm: getEnv().AUTH_AUTOCONFIRM,
+    phone_autoconfirm: getEnv().AUTH_AUTOCONFIRM,
     sms_provider: "webhook",
     mfa_enabled: true,
     saml_enabled: false,
@@ -245,7 +297,8 @@ async function settings(): Promise<Response> {
 }
 
 async function jwks(): Promise<Response> {
-  const keys = await getSigningKeys(getEnv());
+  // Read from the table each time: every instance publishes the same set, at once after a rotation.
+  const keys = await getSigningKeys(getEnv(), { fresh: true });
   return json(keys.jwks, { headers: { "Cache-Control": "public, max-age=600" } });
 }
 
@@ -259,18 +312,38 @@ const signupSchema = z.object({
 async function signup(request: Request, body: Body): Promise<Response> {
   const input = parse(signupSchema, body);
   const headers = await cleanHeaders(request);
+  const metadata = input.data ?? null;
   if (!input.email && !input.phone) {
     if (input.password) throw validationFailed(MISSING_CREDENTIALS);
     // An empty body is an anonymous sign-up: a guest, exactly as "Continue as guest".
     const guest = must(await continueAsGuest({ headers }));
+    const token = await sessionTokenFromCookies(guest.headers);
+    const owner = token ? await sessionOwner(token) : null;
+    if (owner && metadata) await updateMetadata(owner, { userMetadata: metadata });
     return json(await sessionFrom(guest.headers, "anonymous"));
+  }
+  if (input.email && input.phone) {
+    throw validationFailed("Only an email address or phone number should be provided on signup.");
   }
   if (!input.password) throw validationFailed(MISSING_CREDENTIALS);
   const data = profileData.parse(input.data ?? {});
   const displayName = (data.display_name ?? data.full_name ?? data.name ?? "").trim();
+  if (getEnv().AUTH_AUTOCONFIRM) {
+    return json(
+      await autoconfirmedSignUp(request, {
+        email: input.email ? emailOf(input.email) : null,
+        phone: input.email ? null : phoneOf(input.phone),
+        password: input.password,
+        username: data.username,
+        displayName,
+        metadata,
+      }),
+    );
+  }
   if (input.email) {
-    const email = parse(z.object({ email: emailField }), { email: input.email }).email;
+    const email = emailOf(input.email);
     const local = email.split("@")[0] ?? "listener";
+    const existing = await accountByContact(email, undefined);
     must(
       await signUpWithEmail({
         email,
@@ -280,9 +353,12 @@ async function signup(request: Request, body: Body): Promise<Response> {
         headers,
       }),
     );
-    return json(pendingUser({ email, phone: "", data: input.data ?? {} }));
+    // The metadata of a new account only: an address that had one is left as it is.
+    const created = existing ? null : await accountByContact(email, undefined);
+    if (created && metadata) await updateMetadata(created, { userMetadata: metadata });
+    return json(pendingUser({ email, phone: "", data: metadata ?? {} }));
   }
-  const phone = parse(z.object({ phone: phoneField }), { phone: input.phone }).phone;
+  const phone = phoneOf(input.phone);
   must(
     await signUpWithPhone({
       phone,
@@ -292,7 +368,98 @@ async function signup(request: Request, body: Body): Promise<Response> {
       headers,
     }),
   );
-  return json(pendingUser({ email: "", phone, data: input.data ?? {} }));
+  // The account is made by the texted code (POST /verify): its metadata waits with it.
+  if (metadata) await rememberSignUpMetadata(phone, metadata);
+  return json(pendingUser({ email: "", phone: supabasePhone(phone), data: metadata ?? {} }));
+}
+
+const SIGNUP_METADATA = "auth-api-signup-metadata";
+
+async function rememberSignUpMetadata(phone: string, metadata: Record<string, unknown>) {
+  const db = getDb();
+  await db.delete(verification).where(eq(verification.identifier, `${SIGNUP_METADATA}:${phone}`));
+  await db.insert(verification).values({
+    id: randomUUID(),
+    identifier: `${SIGNUP_METADATA}:${phone}`,
+    value: JSON.stringify(metadata),
+    expiresAt: new Date(Date.now() + 24 * 60 * 60 * 1000),
+  });
+}
+
+async function applySignUpMetadata(phone: string, userId: string): Promise<void> {
+  const [row] = await getDb()
+    .delete(verification)
+    .where(eq(verification.identifier, `${SIGNUP_METADATA}:${phone}`))
+    .returning({ value: verification.value });
+  if (row) await updateMetadata(userId, { userMetadata: JSON.parse(row.value) as Metadata });
+}
+
+async function sessionOwner(sessionToken: string): Promise<string | null> {
+  const [row] = await getDb()
+    .select({ userId: sessionTable.userId })
+    .from(sessionTable)
+    .where(eq(sessionTable.token, sessionToken));
+  return row?.userId ?? null;
+}
+
+/**
+ * AUTH_AUTOCONFIRM: the account is made confirmed and signed in at once, as GoTrue with
+ * mailer/SMS autoconfirm — and, as there, an address or number that has an account is told so
+ * (`user_already_exists`), since the answer is a session either way.
+ */
+async function autoconfirmedSignUp(
+  request: Request,
+  options: {
+    email: string | null;
+    phone: string | null;
+    password: string;
+    username: string | undefined;
+    displayName: string;
+    metadata: Record<string, unknown> | null;
+  },
+): Promise<SupabaseSession> {
+  const headers = await cleanHeaders(request);
+  const limited = await checkRateLimits([
+    [`sign-up:ip:${headers.get(CLIENT_IP_HEADER) ?? "unknown"}`, AUTH_LIMITS.signUpPerAddress],
+  ]);
+  if (limited) throw rateLimitedError(limited.retryAfterSeconds);
+  if (await accountByContact(options.email ?? undefined, options.phone ?? undefined)) {
+    throw new AuthApiError(422, "user_already_exists", "User already registered");
+  }
+  const local = options.email?.split("@")[0] ?? "listener";
+  const username = options.username || suggestedUsername(local);
+  const displayName = (options.displayName || (options.email ? local : "Listener")).slice(0, 50);
+  const weak = refuseWeakPassword(options.password, [
+    options.email ?? options.phone ?? "",
+    username,
+    displayName,
+  ]);
+  if (weak) throw fromAuthResult(weak);
+  if (!(await isUsernameAvailable(username))) throw fromAuthResult(usernameTaken());
+  const ctx = await getAuth().$context;
+  const created = await ctx.internalAdapter.createUser(
+    {
+      email:
+        options.email ??
+        `phone-${(options.phone ?? "").replace(/\D/g, "")}@${PLACEHOLDER_EMAIL_DOMAIN}`,
+      emailVerified: Boolean(options.email),
+      name: displayName,
+      username,
+      ...(options.phone ? { phoneNumber: options.phone, phoneNumberVerified: true } : {}),
+    },
+    { method: options.phone ? "phone-number" : "email-password" },
+  );
+  if (!created) throw new AuthApiError(500, "unexpected_failure", "Database error saving new user");
+  await setFirstPassword(created.id, options.password);
+  if (options.metadata) await updateMetadata(created.id, { userMetadata: options.metadata });
+  const session = await ctx.internalAdapter.createSession(created.id, false, {
+    ipAddress: headers.get(CLIENT_IP_HEADER) ?? "",
+    userAgent: headers.get("user-agent") ?? "",
+    aal: "aal1",
+    authMethod: "password",
+  });
+  if (!session) throw new AuthApiError(500, "unexpected_failure", "No session was created");
+  return startTokenSession({ authSessionToken: session.token, method: "password" });
 }
 
 /**
@@ -380,9 +547,7 @@ async function token(request: Request, body: Body): Promise<Response> {
     );
     return json(await redeemAuthCode(input.auth_code, input.code_verifier));
   }
-  throw validationFailed(
-    "unsupported_grant_type: grant_type must be password, refresh_token or pkce",
-  );
+  throw new AuthApiError(400, "invalid_credentials", "unsupported_grant_type");
 }
 
 /** Refreshes per client address: generous (every open app refreshes hourly), but bounded. */
@@ -423,7 +588,39 @@ async function updateUser(request: Request, body: Body): Promise<Response> {
   const live = await requireTokenSession(request.headers);
   const input = parse(updateUserSchema, body);
   const headers = await headersForSession(live.authSessionToken, request.headers);
-  if (input.password && !input.current_password && isFreshRecovery(live.amr)) {
+  const [owner] = await getDb()
+    .select({
+      email: userTable.email,
+      phone: userTable.phoneNumber,
+      isAnonymous: userTable.isAnonymous,
+    })
+    .from(userTable)
+    .where(eq(userTable.id, live.userId));
+  if (!owner) throw new AuthApiError(404, "user_not_found", "User not found");
+  const email = input.email ? emailOf(input.email) : null;
+  const phone = input.phone ? phoneOf(input.phone) : null;
+  const newEmail = email && email !== owner.email.toLowerCase() ? email : null;
+  const newPhone = phone && phone !== owner.phone ? phone : null;
+  if (live.twoFactorEnabled && live.aal !== "aal2" && (input.password || newEmail || newPhone)) {
+    throw new AuthApiError(
+      401,
+      "insufficient_aal",
+      "AAL2 session is required to update email or password when MFA is enabled.",
+    );
+  }
+  if (owner.isAnonymous && input.password && !email && !phone) {
+    throw new AuthApiError(
+      422,
+      "validation_failed",
+      "Updating password of an anonymous user without an email or phone is not allowed",
+    );
+  }
+  if (input.password && !(await hasPassword(live.userId))) {
+    // A guest or a code sign-up: there is no password to re-enter, as GoTrue has it.
+    const weak = refuseWeakPassword(input.password, [email ?? owner.email]);
+    if (weak) throw fromAuthResult(weak);
+    await setFirstPassword(live.userId, input.password);
+  } else if (input.password && !input.current_password && isFreshRecovery(live.amr)) {
     await setPasswordWithoutCurrent(request, live, input.password, "recovery");
   } else if (input.password && !input.current_password && input.nonce) {
     await consumeReauthNonce(live.userId, input.nonce);
@@ -431,9 +628,9 @@ async function updateUser(request: Request, body: Body): Promise<Response> {
   } else if (input.password) {
     if (!input.current_password) {
       throw new AuthApiError(
-        401,
+        400,
         "reauthentication_needed",
-        "Password update requires the current password (current_password)",
+        "Password update requires reauthentication",
       );
     }
     if (input.password === input.current_password) {
@@ -458,16 +655,22 @@ async function updateUser(request: Request, body: Body): Promise<Response> {
       authSessionToken: await sessionTokenFromCookies(changed.headers),
     });
   }
-  if (input.email) {
-    const email = parse(z.object({ email: emailField }), { email: input.email }).email;
-    must(await changeEmail({ headers, newEmail: email }));
+  if (newEmail) {
+    if (owner.isAnonymous && getEnv().AUTH_AUTOCONFIRM) {
+      // As GoTrue with autoconfirm: a guest's address is taken as given.
+      await applyEmailChange(live.userId, newEmail, { pendingOnly: false });
+    } else {
+      // A link and a code to the new address; POST /verify with type "email_change" finishes it.
+      await requestEmailChange(live.userId, newEmail);
+    }
   }
-  if (input.phone) {
+  if (newPhone) {
     // Texts a code to the new number; POST /verify with type "phone_change" finishes it.
-    const phone = parse(z.object({ phone: phoneField }), { phone: input.phone }).phone;
-    must(await requestPhoneChange({ headers, phone }));
+    must(await requestPhoneChange({ headers, phone: newPhone }));
+    await rememberPhoneChange(live.userId, newPhone);
   }
   if (input.data) {
+    await updateMetadata(live.userId, { userMetadata: input.data });
     const data = profileData.parse(input.data);
     const displayName = (data.display_name ?? data.full_name ?? data.name)?.trim();
     if (displayName) {
@@ -489,9 +692,11 @@ async function logout(request: Request): Promise<Response> {
   const live = await requireTokenSession(request.headers);
   const scope = new URL(request.url).searchParams.get("scope") ?? "global";
   if (!["global", "local", "others"].includes(scope)) {
-    throw validationFailed("scope must be global, local or others");
+    throw validationFailed(`Unsupported logout scope ${JSON.stringify(scope)}`);
   }
   const headers = await headersForSession(live.authSessionToken, request.headers);
+  // auth.admin.signOut(jwt): the app's server signs a person out with their token.
+  if (await isServiceRoleKey(request.headers)) await auditServiceSignOut(live.userId, scope);
   const auth = getAuth();
   if (scope === "local") {
     await endTokenSession(live.id);
@@ -510,8 +715,8 @@ async function logout(request: Request): Promise<Response> {
 
 async function recover(request: Request, body: Body): Promise<Response> {
   const input = parse(z.object({ email: z.string().optional().nullable() }), body);
-  if (!input.email) throw validationFailed(MISSING_CONTACT);
-  const email = parse(z.object({ email: emailField }), { email: input.email }).email;
+  if (!input.email) throw validationFailed("Password recovery requires an email");
+  const email = emailOf(input.email);
   must(await requestPasswordReset({ email, headers: await cleanHeaders(request) }));
   return json({});
 }
@@ -521,77 +726,233 @@ async function otp(request: Request, body: Body): Promise<Response> {
     z.object({
       email: z.string().optional().nullable(),
       phone: z.string().optional().nullable(),
-      create_user: z.boolean().optional(),
+      // GoTrue's default: a code to an unknown address or number makes the account.
+      create_user: z.boolean().optional().default(true),
+      data: z.record(z.string(), z.unknown()).optional().nullable(),
     }),
     body,
   );
+  if (input.email && input.phone) {
+    throw validationFailed("Only an email address or phone number should be provided");
+  }
   if (!input.email && !input.phone) throw validationFailed(MISSING_CONTACT);
   const headers = await cleanHeaders(request);
-  if (input.email) {
-    const email = parse(z.object({ email: emailField }), { email: input.email }).email;
+  const email = input.email ? emailOf(input.email) : undefined;
+  const phone = email ? undefined : phoneOf(input.phone);
+  const known = await accountByContact(email, phone);
+  if (!known && !input.create_user) {
+    throw new AuthApiError(422, "otp_disabled", "Signups not allowed for otp");
+  }
+  if (email) {
+    if (!known) {
+      // The account, unconfirmed and without a password, as GoTrue makes it; the code confirms it.
+      const local = email.split("@")[0] ?? "listener";
+      const ctx = await getAuth().$context;
+      const created = await ctx.internalAdapter.createUser(
+        {
+          email,
+          emailVerified: false,
+          name: local.slice(0, 50),
+          username: suggestedUsername(local),
+        },
+        { method: "email-otp" },
+      );
+      if (created && input.data) await updateMetadata(created.id, { userMetadata: input.data });
+    }
     must(await requestSignInCode({ channel: "email", to: email, headers }));
     return json({});
   }
-  const phone = parse(z.object({ phone: phoneField }), { phone: input.phone }).phone;
-  must(await requestSignInCode({ channel: "sms", to: phone, headers }));
+  const number = phone ?? "";
+  // An unknown number gets a code that makes its account when verified (POST /verify, sms).
+  if (!known && input.data) await rememberSignUpMetadata(number, input.data);
+  must(await requestSignInCode({ channel: "sms", to: number, headers, createUser: !known }));
   return json({ message_id: null });
 }
 
+const VERIFY_TYPES = [
+  "email",
+  "magiclink",
+  "signup",
+  "sms",
+  "phone_change",
+  "recovery",
+  "invite",
+  "email_change",
+] as const;
+
 const verifySchema = z.object({
-  type: z.enum(["email", "magiclink", "signup", "sms", "phone_change", "recovery", "invite"]),
+  type: z.string().optional().nullable(),
   email: z.string().optional().nullable(),
   phone: z.string().optional().nullable(),
   token: z.string().max(500).optional().nullable(),
   token_hash: z.string().max(2000).optional().nullable(),
+  redirect_to: z.string().max(2000).optional().nullable(),
 });
 
-async function verify(request: Request, body: Body): Promise<Response> {
+type VerifyInput = z.infer<typeof verifySchema> & { type: (typeof VERIFY_TYPES)[number] };
+
+const EXPIRED_LINK = "Email link is invalid or has expired";
+const EXPIRED_TOKEN = "Token has expired or is invalid";
+
+/** GoTrue's checks of a verify request, in its order and words. */
+function verifyInput(body: Body): VerifyInput {
   const input = parse(verifySchema, body);
-  const headers = await cleanHeaders(request);
-  if (input.token_hash && (input.type === "signup" || input.type === "email")) {
-    // The confirmation link's token, as mailed by sign-up.
-    const confirmed = must(await confirmEmail({ token: input.token_hash, headers }));
-    return json(await sessionFrom(confirmed.headers, "otp"));
+  if (!input.type) throw validationFailed("Verify requires a verification type");
+  if (!VERIFY_TYPES.includes(input.type as VerifyInput["type"])) {
+    throw validationFailed("Unsupported verification type");
   }
-  if (input.type === "recovery") return json(await verifyRecovery(request, input, headers));
-  if (input.type === "phone_change") return json(await verifyPhoneChange(request, input));
-  if (!input.token) throw validationFailed("Verify requires a token or a token hash");
-  if (input.type === "sms") {
-    if (!input.phone) throw validationFailed(MISSING_CONTACT);
-    const phone = parse(z.object({ phone: phoneField }), { phone: input.phone }).phone;
-    // A pending phone sign-up is finished by its code; otherwise the code signs in.
-    const signUp = await confirmPhoneSignUp({ phone, code: input.token, headers });
-    const result = signUp.ok
-      ? signUp
-      : must(await signInWithCode({ channel: "sms", to: phone, code: input.token, headers }));
-    return json(await sessionFrom(result.headers, "otp"));
+  if (Boolean(input.token) === Boolean(input.token_hash)) {
+    throw validationFailed("Verify requires either a token or a token hash");
   }
-  if (input.type === "email" || input.type === "magiclink") {
-    if (!input.email) throw validationFailed(MISSING_CONTACT);
-    const email = parse(z.object({ email: emailField }), { email: input.email }).email;
-    const result = must(
-      await signInWithCode({ channel: "email", to: email, code: input.token, headers }),
-    );
-    return json(await sessionFrom(result.headers, "otp"));
+  if (input.token_hash && (input.email || input.phone)) {
+    throw validationFailed("Only the token_hash and type should be provided");
   }
-  throw new AuthApiError(403, "otp_expired", "Token has expired or is invalid");
+  if (input.token && !input.email && !input.phone) {
+    throw validationFailed("Only an email address or phone number should be provided on verify");
+  }
+  return input as VerifyInput;
 }
 
-/** The code texted by `PUT /user` with `phone`: the number becomes the account's. */
-async function verifyPhoneChange(
+async function verify(request: Request, body: Body): Promise<Response> {
+  return json(await verifyToSession(request, verifyInput(body)));
+}
+
+async function verifyToSession(request: Request, input: VerifyInput): Promise<SupabaseSession> {
+  const headers = await cleanHeaders(request);
+  // A link or code made by the admin API (generate_link, invite).
+  const linked = await redeemLink(
+    input.type,
+    input.token_hash
+      ? { tokenHash: input.token_hash }
+      : { email: input.email ? emailOf(input.email) : "", code: input.token ?? "" },
+  );
+  if (linked) {
+    return sessionForUser(request, linked.userId, linked.type === "recovery" ? "recovery" : "otp");
+  }
+  if (input.type === "recovery") return verifyRecovery(request, input, headers);
+  if (input.type === "email_change") {
+    const userId = await confirmEmailChange(
+      input.token_hash
+        ? { tokenHash: input.token_hash }
+        : { email: emailOf(input.email), code: input.token ?? "" },
+    );
+    return sessionForUser(request, userId, "otp");
+  }
+  if (input.token_hash) {
+    if (input.type !== "signup" && input.type !== "email" && input.type !== "invite") {
+      throw new AuthApiError(403, "otp_expired", EXPIRED_LINK);
+    }
+    // The confirmation link's token, as mailed by sign-up. A used or expired one is refused
+    // as GoTrue refuses it (it gives no session a second time).
+    const confirmed = await confirmEmail({ token: input.token_hash, headers });
+    if (!confirmed.ok) {
+      if (confirmed.code === "rate_limited") throw fromAuthResult(confirmed);
+      throw new AuthApiError(403, "otp_expired", EXPIRED_LINK);
+    }
+    const token = await sessionTokenFromCookies(confirmed.headers);
+    if (!token) throw new AuthApiError(403, "otp_expired", EXPIRED_LINK);
+    return startTokenSession({ authSessionToken: token, method: "otp" });
+  }
+  const code = input.token ?? "";
+  if (input.type === "phone_change") return verifyPhoneChange(request, input);
+  if (input.type === "sms") {
+    const phone = phoneOf(input.phone);
+    // A pending phone sign-up is finished by its code; otherwise the code signs in (and makes
+    // the account of a number that asked for a code with create_user).
+    const signUp = await confirmPhoneSignUp({ phone, code, headers });
+    const result = signUp.ok
+      ? signUp
+      : must(await signInWithCode({ channel: "sms", to: phone, code, headers }));
+    const owner = await accountByContact(undefined, phone);
+    if (owner) await applySignUpMetadata(phone, owner);
+    return sessionFrom(result.headers, "otp");
+  }
+  if (input.type === "email" || input.type === "magiclink" || input.type === "signup") {
+    const email = emailOf(input.email);
+    const result = must(await signInWithCode({ channel: "email", to: email, code, headers }));
+    return sessionFrom(result.headers, "otp");
+  }
+  throw new AuthApiError(403, "otp_expired", EXPIRED_TOKEN);
+}
+
+/** A new session of an account that proved itself by a mailed link or code. */
+async function sessionForUser(
   request: Request,
-  input: z.infer<typeof verifySchema>,
+  userId: string,
+  method: AmrMethod,
 ): Promise<SupabaseSession> {
-  const live = await requireTokenSession(request.headers);
-  if (!input.phone) throw validationFailed(MISSING_CONTACT);
-  if (!input.token) throw validationFailed("Verify requires a token or a token hash");
-  const phone = parse(z.object({ phone: phoneField }), { phone: input.phone }).phone;
-  const headers = await headersForSession(live.authSessionToken, request.headers);
-  const changed = await confirmPhoneChange({ headers, phone, code: input.token });
-  if (!changed.ok) throw new AuthApiError(403, "otp_expired", "Token has expired or is invalid");
-  return rebindTokenSession({
-    tokenSessionId: live.id,
-    authSessionToken: await sessionTokenFromCookies(changed.headers),
+  const ctx = await getAuth().$context;
+  const created = await ctx.internalAdapter.createSession(userId, false, {
+    ipAddress: request.headers.get(CLIENT_IP_HEADER) ?? "",
+    userAgent: request.headers.get("user-agent") ?? "",
+    aal: "aal1",
+    authMethod: method,
+  });
+  if (!created) throw new AuthApiError(403, "user_banned", "User is banned");
+  return startTokenSession({ authSessionToken: created.token, method });
+}
+
+/**
+ * `GET /verify?token=…&type=…&redirect_to=…`: the link in a mail. As GoTrue, it redirects to
+ * `redirect_to` (an allowed one) with the session in the fragment, or the error there.
+ */
+async function verifyLink(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const target = new URL(allowedRedirect(url.searchParams.get("redirect_to")));
+  const fragment = new URLSearchParams();
+  try {
+    const token = url.searchParams.get("token");
+    if (!url.searchParams.get("type"))
+      throw validationFailed("Verify requires a verification type");
+    if (!token) throw validationFailed("Verify requires a token or a token hash");
+    const input = verifyInput({ type: url.searchParams.get("type"), token_hash: token });
+    const session = await verifyToSession(request, input);
+    fragment.set("access_token", session.access_token);
+    fragment.set("expires_at", String(session.expires_at));
+    fragment.set("expires_in", String(session.expires_in));
+    fragment.set("refresh_token", session.refresh_token);
+    fragment.set("token_type", "bearer");
+    fragment.set("type", input.type);
+  } catch (error) {
+    if (!(error instanceof AuthApiError)) throw error;
+    fragment.set("error", error.status === 403 ? "access_denied" : "invalid_request");
+    fragment.set("error_code", error.errorCode);
+    fragment.set("error_description", error.message);
+  }
+  target.hash = fragment.toString();
+  return new Response(null, {
+    status: 303,
+    headers: { Location: target.toString(), "Cache-Control": "no-store" },
+  });
+}
+
+/**
+ * The code texted by `PUT /user` with `phone`: the number becomes the account's. As GoTrue,
+ * no bearer is needed: the number and its code say whose change it is.
+ */
+async function verifyPhoneChange(request: Request, input: VerifyInput): Promise<SupabaseSession> {
+  const phone = phoneOf(input.phone);
+  const code = input.token ?? "";
+  const userId = await phoneChangeOwner(phone);
+  if (!userId) throw new AuthApiError(403, "otp_expired", EXPIRED_TOKEN);
+  const ctx = await getAuth().$context;
+  const created = await ctx.internalAdapter.createSession(userId, false, {
+    ipAddress: request.headers.get(CLIENT_IP_HEADER) ?? "",
+    userAgent: request.headers.get("user-agent") ?? "",
+    aal: "aal1",
+    authMethod: "otp",
+  });
+  if (!created) throw new AuthApiError(403, "user_banned", "User is banned");
+  const headers = await headersForSession(created.token, request.headers);
+  const changed = await confirmPhoneChange({ headers, phone, code });
+  if (!changed.ok) {
+    await getDb().delete(sessionTable).where(eq(sessionTable.id, created.id));
+    throw new AuthApiError(403, "otp_expired", EXPIRED_TOKEN);
+  }
+  await forgetPhoneChange(userId);
+  return startTokenSession({
+    authSessionToken: (await sessionTokenFromCookies(changed.headers)) ?? created.token,
+    method: "otp",
   });
 }
 
@@ -605,15 +966,17 @@ const RECOVERY_WINDOW_S = 10 * 60;
  */
 async function verifyRecovery(
   request: Request,
-  input: z.infer<typeof verifySchema>,
+  input: VerifyInput,
   headers: Headers,
 ): Promise<SupabaseSession> {
   const token = input.token_hash ?? input.token;
-  if (!token) throw validationFailed("Verify requires a token or a token hash");
+  if (!token) throw validationFailed("Verify requires either a token or a token hash");
   const ctx = await getAuth().$context;
   // Consumed atomically: two requests with the same link cannot both get a session.
   const found = await ctx.internalAdapter.consumeVerificationValue(`reset-password:${token}`);
-  if (!found) throw new AuthApiError(403, "otp_expired", "Token has expired or is invalid");
+  if (!found) {
+    throw new AuthApiError(403, "otp_expired", input.token_hash ? EXPIRED_LINK : EXPIRED_TOKEN);
+  }
   const [owner] = await getDb()
     .select({ id: userTable.id, banned: userTable.banned })
     .from(userTable)
@@ -670,21 +1033,56 @@ async function setPasswordWithoutCurrent(
   await rebindTokenSession({ tokenSessionId: live.id, authSessionToken: created.token });
 }
 
+const RESEND_TYPES = ["signup", "email_change", "sms", "phone_change"] as const;
+
+/** GoTrue's resend: the same answer whether or not there is anything to send again. */
 async function resend(request: Request, body: Body): Promise<Response> {
   const input = parse(
     z.object({
-      type: z.enum(["signup", "email_change", "sms", "phone_change"]),
+      type: z.string().optional().nullable(),
       email: z.string().optional().nullable(),
       phone: z.string().optional().nullable(),
     }),
     body,
   );
-  if (input.type !== "signup" || !input.email) {
-    if (!input.email && !input.phone) throw validationFailed(MISSING_CONTACT);
-    throw validationFailed("Only sign-up confirmations can be sent again here");
+  const type = input.type as (typeof RESEND_TYPES)[number];
+  if (!RESEND_TYPES.includes(type)) {
+    throw validationFailed("Missing one of these types: signup, email_change, sms, phone_change");
   }
-  const email = parse(z.object({ email: emailField }), { email: input.email }).email;
-  must(await resendConfirmation({ email, headers: await cleanHeaders(request) }));
+  if (!input.email && type === "signup") {
+    throw validationFailed("Type provided requires an email address");
+  }
+  if (!input.phone && type === "sms") {
+    throw validationFailed("Type provided requires a phone number");
+  }
+  if (input.email && input.phone) {
+    throw validationFailed("Only an email address or phone number should be provided.");
+  }
+  if (!input.email && !input.phone) throw validationFailed(MISSING_CONTACT);
+  const headers = await cleanHeaders(request);
+  const email = input.email ? emailOf(input.email) : undefined;
+  const phone = email ? undefined : phoneOf(input.phone);
+  if (type === "signup") {
+    must(await resendConfirmation({ email: email ?? "", headers }));
+    return json({});
+  }
+  if (type === "sms") {
+    must(await resendPhoneSignUpCode({ phone: phone ?? "", headers }));
+    return json({});
+  }
+  if (type === "email_change") {
+    const limited = await checkRateLimits([
+      [`code-send:to:${(email ?? phone ?? "").toLowerCase()}`, AUTH_LIMITS.sendCodePerRecipient],
+    ]);
+    if (limited) throw rateLimitedError(limited.retryAfterSeconds);
+    const owner = await accountByContact(email, phone);
+    if (owner) await resendEmailChange(owner);
+    return json({});
+  }
+  // phone_change: the account whose number this is, or whose pending number it is.
+  const owner = (await accountByContact(undefined, phone)) ?? (await phoneChangeOwner(phone ?? ""));
+  const pending = owner ? await pendingPhoneChange(owner) : null;
+  if (pending) must(await resendPhoneChangeCode({ phone: pending, headers }));
   return json({});
 }
 
@@ -789,12 +1187,19 @@ async function enrollFactor(request: Request, body: Body): Promise<Response> {
     }),
     body,
   );
-  if (input.factor_type !== "totp") {
+  // As a GoTrue with phone and WebAuthn (passkey) factors turned off.
+  if (input.factor_type === "phone") {
+    throw new AuthApiError(422, "mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone");
+  }
+  if (input.factor_type === "webauthn") {
     throw new AuthApiError(
       422,
-      "mfa_phone_enroll_not_enabled",
-      "Only TOTP factors can be enrolled here",
+      "mfa_webauthn_enroll_not_enabled",
+      "MFA enroll is disabled for WebAuthn",
     );
+  }
+  if (input.factor_type !== "totp") {
+    throw validationFailed("factor_type needs to be totp, phone, or webauthn");
   }
   const overview = await getSecurityOverview(live.userId);
   if (overview.isTwoFactorOn) {
@@ -1081,6 +1486,140 @@ async function redeemAuthCode(code: string, verifier: string): Promise<SupabaseS
   return startTokenSession({ authSessionToken: stored.sessionToken, method: "oauth" });
 }
 
+// Identity linking --------------------------------------------------------------------------
+
+const LINK_FLOW = "auth-api-link-identity";
+
+/**
+ * `GET /user/identities/authorize?provider=…` (supabase-js `linkIdentity`): answers
+ * `{ url }`, a page of ours that the app opens in a browser. That page starts the provider's
+ * sign-in for this person (as Settings → "Link" does) and the provider comes back to the
+ * person's `redirect_to`. Only configured providers.
+ */
+async function linkIdentityStart(request: Request): Promise<Response> {
+  const live = await requireTokenSession(request.headers);
+  const url = new URL(request.url);
+  const provider = url.searchParams.get("provider") ?? "";
+  if (!configuredProviders().includes(provider as never)) {
+    throw validationFailed("Unsupported provider: provider is not enabled");
+  }
+  const flowId = randomUUID();
+  await getDb()
+    .insert(verification)
+    .values({
+      id: randomUUID(),
+      identifier: `${LINK_FLOW}:${flowId}`,
+      value: JSON.stringify({
+        provider,
+        sessionToken: live.authSessionToken,
+        redirectTo: allowedRedirect(url.searchParams.get("redirect_to")),
+      }),
+      expiresAt: new Date(Date.now() + 10 * 60 * 1000),
+    });
+  const base = getEnv().BASE_URL.replace(/\/$/, "");
+  const target = `${base}${AUTH_API_PREFIX}/user/identities/link?flow=${flowId}`;
+  if (url.searchParams.get("skip_http_redirect") === "true") return json({ url: target });
+  return new Response(null, { status: 302, headers: { Location: target, ...CORS_HEADERS } });
+}
+
+/** The browser opens this: on to the provider, with the state cookie of the link flow. */
+async function linkIdentityRedirect(request: Request): Promise<Response> {
+  const flowId = new URL(request.url).searchParams.get("flow") ?? "";
+  const [flow] = await getDb()
+    .delete(verification)
+    .where(eq(verification.identifier, `${LINK_FLOW}:${flowId}`))
+    .returning({ value: verification.value, expiresAt: verification.expiresAt });
+  if (!flow || flow.expiresAt.getTime() < Date.now()) {
+    throw new AuthApiError(
+      400,
+      "flow_state_not_found",
+      "invalid flow state, no valid flow state found",
+    );
+  }
+  const stored = JSON.parse(flow.value) as {
+    provider: string;
+    sessionToken: string;
+    redirectTo: string;
+  };
+  const back = `${AUTH_API_PREFIX}/user/identities/linked?to=${encodeURIComponent(stored.redirectTo)}`;
+  const started = await startLinkOAuth({
+    provider: stored.provider,
+    headers: await headersForSession(stored.sessionToken, request.headers),
+    callbackURL: back,
+    errorCallbackURL: `${back}&error=link_failed`,
+  });
+  if (!started.ok) throw fromAuthResult(started);
+  const headers = new Headers({ Location: started.url, "Cache-Control": "no-store" });
+  for (const cookie of started.headers.getSetCookie()) headers.append("Set-Cookie", cookie);
+  return new Response(null, { status: 302, headers });
+}
+
+/** Where the provider's callback lands after linking: on to the app's allowed address. */
+async function linkIdentityDone(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const target = new URL(allowedRedirect(url.searchParams.get("to")));
+  if (url.searchParams.get("error")) {
+    target.hash = new URLSearchParams({
+      error: "server_error",
+      error_code: "identity_link_failed",
+      error_description: "The identity could not be linked",
+    }).toString();
+  }
+  return new Response(null, {
+    status: 302,
+    headers: { Location: target.toString(), "Cache-Control": "no-store" },
+  });
+}
+
+/**
+ * `DELETE /user/identities/{identity_id}` (supabase-js `unlinkIdentity`): removes a linked
+ * provider, never the last way in (the same rule and lock as Settings).
+ */
+async function unlinkIdentity(request: Request, identityId: string): Promise<Response> {
+  const live = await requireTokenSession(request.headers);
+  const user = await supabaseUser(live.userId);
+  const identity = user?.identities.find((i) => i.identity_id === identityId);
+  if (!identity) throw new AuthApiError(422, "identity_not_found", "Identity doesn't exist");
+  if ((user?.identities.length ?? 0) <= 1) {
+    throw new AuthApiError(
+      422,
+      "single_identity_not_deletable",
+      "User must have at least 1 identity after unlinking",
+    );
+  }
+  if (identity.provider === "email" || identity.provider === "phone") {
+    throw validationFailed("The email or phone identity cannot be unlinked");
+  }
+  const result = await unlinkSignInMethod({
+    headers: await headersForSession(live.authSessionToken, request.headers),
+    userId: live.userId,
+    methodId: identityId,
+  });
+  if (!result.ok) {
+    if (result.code === "last_way_in") {
+      throw new AuthApiError(
+        422,
+        "single_identity_not_deletable",
+        "User must have at least 1 identity after unlinking",
+      );
+    }
+    throw fromAuthResult(result);
+  }
+  return json({});
+}
+
+/** A response made elsewhere, with the token API's CORS headers. */
+function withCors(response: Response): Response {
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+  return response;
+}
+
+/** supabase-js passes `redirectTo` as the `redirect_to` query parameter. */
+function redirectParam(request: Request): string | null {
+  const value = new URL(request.url).searchParams.get("redirect_to");
+  return value ? allowedRedirect(value) : null;
+}
+
 type Handler = (request: Request, body: Body, params: string[]) => Promise<Response>;
 
 const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
@@ -1094,9 +1633,94 @@ const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
   { method: "POST", pattern: /^\/recover$/, handler: (r, b) => recover(r, b) },
   { method: "POST", pattern: /^\/otp$/, handler: (r, b) => otp(r, b) },
   { method: "POST", pattern: /^\/verify$/, handler: (r, b) => verify(r, b) },
+  { method: "GET", pattern: /^\/verify$/, handler: (r) => verifyLink(r) },
   { method: "POST", pattern: /^\/resend$/, handler: (r, b) => resend(r, b) },
   { method: "GET", pattern: /^\/reauthenticate$/, handler: (r) => reauthenticate(r) },
   { method: "GET", pattern: /^\/authorize$/, handler: (r) => authorize(r) },
+  {
+    method: "GET",
+    pattern: /^\/user\/identities\/authorize$/,
+    handler: (r) => linkIdentityStart(r),
+  },
+  { method: "GET", pattern: /^\/user\/identities\/link$/, handler: (r) => linkIdentityRedirect(r) },
+  { method: "GET", pattern: /^\/user\/identities\/linked$/, handler: (r) => linkIdentityDone(r) },
+  {
+    method: "DELETE",
+    pattern: /^\/user\/identities\/([^/]+)$/,
+    handler: (r, _b, p) => unlinkIdentity(r, p[0] ?? ""),
+  },
+  {
+    method: "GET",
+    pattern: /^\/admin\/users$/,
+    handler: async (r) => {
+      await requireServiceRole(r.headers);
+      return withCors(await adminListUsers(new URL(r.url)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/admin\/users$/,
+    handler: async (r, b) => {
+      await requireServiceRole(r.headers);
+      return json(await adminCreateUser(b));
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/admin\/users\/([^/]+)$/,
+    handler: async (r, _b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminGetUser(p[0] ?? ""));
+    },
+  },
+  {
+    method: "PUT",
+    pattern: /^\/admin\/users\/([^/]+)$/,
+    handler: async (r, b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminUpdateUser(p[0] ?? "", b));
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: /^\/admin\/users\/([^/]+)$/,
+    handler: async (r, b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminDeleteUser(p[0] ?? "", b));
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/admin\/users\/([^/]+)\/factors$/,
+    handler: async (r, _b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminListFactors(p[0] ?? ""));
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: /^\/admin\/users\/([^/]+)\/factors\/([^/]+)$/,
+    handler: async (r, _b, p) => {
+      await requireServiceRole(r.headers);
+      return json(await adminDeleteFactor(p[0] ?? "", p[1] ?? ""));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/admin\/generate_link$/,
+    handler: async (r, b) => {
+      await requireServiceRole(r.headers);
+      return json(await adminGenerateLink(b, redirectParam(r)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/invite$/,
+    handler: async (r, b) => {
+      await requireServiceRole(r.headers);
+      return json(await adminInvite(b, redirectParam(r)));
+    },
+  },
   { method: "GET", pattern: /^\/callback$/, handler: (r) => oauthCallback(r) },
   { method: "POST", pattern: /^\/factors$/, handler: (r, b) => enrollFactor(r, b) },
   {

@@ -13,7 +13,7 @@ import { getAuth, sessionsEnded } from "~/features/auth/index.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { getEnv, resolveAuthSecret } from "~/lib/env.server";
 import { AuthApiError } from "./errors.server";
-import { getSigningKeys, JWT_ALG } from "./keys.server";
+import { getSigningKeys, JWT_ALG, keysJustLoaded } from "./keys.server";
 import { type SupabaseUser, supabaseUser } from "./users.server";
 
 /** A spent refresh token used again within this many seconds is a concurrent refresh, not a theft. */
@@ -251,13 +251,14 @@ export async function loadTokenSession(id: string): Promise<LiveTokenSession | n
       authSessionToken: sessionTable.token,
       aal: sessionTable.aal,
       banned: userTable.banned,
+      banExpires: userTable.banExpires,
       twoFactorEnabled: userTable.twoFactorEnabled,
     })
     .from(authTokenSessions)
     .innerJoin(sessionTable, eq(sessionTable.id, authTokenSessions.authSessionId))
     .innerJoin(userTable, eq(userTable.id, authTokenSessions.userId))
     .where(and(eq(authTokenSessions.id, id), sql`${sessionTable.expiresAt} > now()`));
-  if (!row || row.banned) return null;
+  if (!row || isBanned(row)) return null;
   return {
     id: row.id,
     userId: row.userId,
@@ -270,17 +271,45 @@ export async function loadTokenSession(id: string): Promise<LiveTokenSession | n
   };
 }
 
+/** A ban holds until its end, if it has one (the service role's ban_duration). */
+export function isBanned(row: { banned: boolean | null; banExpires: Date | null }): boolean {
+  return row.banned === true && (!row.banExpires || row.banExpires.getTime() > Date.now());
+}
+
 export interface AccessClaims {
   sub: string;
   session_id: string;
   aal: "aal1" | "aal2";
 }
 
+/**
+ * The key set to verify a token with: read again at once when the token names a key this
+ * instance has not seen (another instance rotated the keys a moment ago).
+ */
+async function keysFor(token: string) {
+  const env = getEnv();
+  const keys = await getSigningKeys(env);
+  const kid = kidOf(token);
+  if (!kid || keys.verify.has(kid) || keysJustLoaded()) return keys;
+  return getSigningKeys(env, { fresh: true });
+}
+
+function kidOf(token: string): string | null {
+  try {
+    const header = JSON.parse(Buffer.from(token.split(".")[0] ?? "", "base64url").toString()) as {
+      kid?: unknown;
+    };
+    return typeof header.kid === "string" ? header.kid : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Verifies an access token's signature, issuer, audience and expiry; null when it is not valid. */
 export async function verifyAccessToken(token: string): Promise<AccessClaims | null> {
   if (token.split(".").length !== 3) return null;
   try {
-    const keys = await getSigningKeys(getEnv());
+    const keys = await keysFor(token);
     const { payload } = await jwtVerify(
       token,
       (header) => {
@@ -428,4 +457,40 @@ export async function endOtherTokenSessions(userId: string, keepId: string): Pro
 
 export async function endAllTokenSessions(userId: string): Promise<void> {
   await getDb().delete(authTokenSessions).where(eq(authTokenSessions.userId, userId));
+}
+
+/** The service-role key lives as long as Supabase's: ten years, or until its signing key is rotated out. */
+const SERVICE_KEY_YEARS = 10;
+export const SERVICE_ROLE = "service_role";
+
+/** The service-role key (`npm run auth:service-key`): a JWT with `role: service_role`. */
+export async function signServiceRoleKey(): Promise<string> {
+  const keys = await getSigningKeys(getEnv());
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ role: SERVICE_ROLE })
+    .setProtectedHeader({ alg: JWT_ALG, kid: keys.current.kid, typ: "JWT" })
+    .setIssuer(issuer())
+    .setIssuedAt(now)
+    .setExpirationTime(now + SERVICE_KEY_YEARS * 365 * 24 * 3600)
+    .sign(keys.current.key);
+}
+
+/** The role claim of a bearer token that verifies with the instance's keys (any audience). */
+export async function verifiedRole(token: string): Promise<string | null> {
+  if (token.split(".").length !== 3) return null;
+  try {
+    const keys = await keysFor(token);
+    const { payload } = await jwtVerify(
+      token,
+      (header) => {
+        const key = header.kid ? keys.verify.get(header.kid) : undefined;
+        if (!key) throw new joseErrors.JWKSNoMatchingKey();
+        return key;
+      },
+      { algorithms: [JWT_ALG], issuer: issuer() },
+    );
+    return typeof payload.role === "string" ? payload.role : null;
+  } catch {
+    return null;
+  }
 }

@@ -8,6 +8,7 @@ import {
   user as userTable,
 } from "~/db/schema";
 import { isPlaceholderEmail } from "~/features/auth/index.server";
+import { pendingEmailChange, pendingPhoneChange, readMetadata } from "./changes.server";
 
 /** A factor as Supabase lists it on the user (TOTP only here). */
 export interface SupabaseFactor {
@@ -40,9 +41,17 @@ export interface SupabaseUser {
   email_confirmed_at?: string;
   phone: string;
   phone_confirmed_at?: string;
+  new_email?: string;
+  banned_until?: string;
+  email_change_sent_at?: string;
+  new_phone?: string;
   confirmed_at?: string;
   last_sign_in_at?: string;
-  app_metadata: { provider?: string; providers?: string[]; roles?: string[] };
+  app_metadata: Record<string, unknown> & {
+    provider?: string;
+    providers?: string[];
+    roles?: string[];
+  };
   user_metadata: Record<string, unknown>;
   identities: SupabaseIdentity[];
   factors: SupabaseFactor[];
@@ -59,6 +68,14 @@ function providerName(providerId: string, isPhone: boolean): string {
   return providerId;
 }
 
+/** Numbers as GoTrue returns them: E.164 digits without the "+" (stored with it here). */
+export function supabasePhone(phone: string | null | undefined): string {
+  return (phone ?? "").replace(/^\+/, "");
+}
+
+/** How a ban without an end shows (GoTrue keeps a timestamp far ahead). */
+const PERMANENT_BAN = "9999-12-31T23:59:59.000Z";
+
 const iso = (value: Date | null | undefined) => (value ? value.toISOString() : undefined);
 
 /** Reads a person as Supabase shows them, or null when there is no such account. */
@@ -72,6 +89,8 @@ export async function supabaseUser(userId: string): Promise<SupabaseUser | null>
       phone: userTable.phoneNumber,
       phoneVerified: userTable.phoneNumberVerified,
       isAnonymous: userTable.isAnonymous,
+      banned: userTable.banned,
+      banExpires: userTable.banExpires,
       twoFactorEnabled: userTable.twoFactorEnabled,
       createdAt: userTable.createdAt,
       updatedAt: userTable.updatedAt,
@@ -85,7 +104,7 @@ export async function supabaseUser(userId: string): Promise<SupabaseUser | null>
     .leftJoin(profiles, eq(profiles.userId, userTable.id))
     .where(eq(userTable.id, userId));
   if (!row) return null;
-  const [accounts, factors, [lastSession]] = await Promise.all([
+  const [accounts, factors, [lastSession], metadata, emailChange, phoneChange] = await Promise.all([
     db
       .select({
         id: account.id,
@@ -106,6 +125,9 @@ export async function supabaseUser(userId: string): Promise<SupabaseUser | null>
       .where(eq(sessionTable.userId, userId))
       .orderBy(desc(sessionTable.createdAt))
       .limit(1),
+    readMetadata(userId),
+    pendingEmailChange(userId),
+    pendingPhoneChange(userId),
   ]);
   const email = isPlaceholderEmail(row.email) ? "" : row.email;
   const isPhone = !email && Boolean(row.phone);
@@ -123,18 +145,27 @@ export async function supabaseUser(userId: string): Promise<SupabaseUser | null>
     role: "authenticated",
     email,
     ...(emailConfirmed ? { email_confirmed_at: emailConfirmed } : {}),
-    phone: row.phone ?? "",
+    phone: supabasePhone(row.phone),
     ...(phoneConfirmed ? { phone_confirmed_at: phoneConfirmed } : {}),
+    ...(emailChange
+      ? { new_email: emailChange.email, email_change_sent_at: emailChange.sentAt }
+      : {}),
+    ...(phoneChange ? { new_phone: supabasePhone(phoneChange) } : {}),
     ...(emailConfirmed || phoneConfirmed ? { confirmed_at: emailConfirmed ?? phoneConfirmed } : {}),
     ...(lastSession ? { last_sign_in_at: iso(lastSession.createdAt) } : {}),
+    ...(row.banned && (!row.banExpires || row.banExpires.getTime() > Date.now())
+      ? { banned_until: row.banExpires ? row.banExpires.toISOString() : PERMANENT_BAN }
+      : {}),
     app_metadata: isAnonymous
-      ? {}
+      ? { ...metadata.appMetadata }
       : {
+          ...metadata.appMetadata,
           provider: providers[0] ?? "email",
           providers,
           ...(row.roles?.length ? { roles: row.roles } : {}),
         },
     user_metadata: {
+      ...metadata.userMetadata,
       ...(row.username ? { username: row.username } : {}),
       ...(row.displayName ? { display_name: row.displayName } : {}),
       ...(row.avatarUrl ? { avatar_url: row.avatarUrl } : {}),
@@ -152,7 +183,7 @@ export async function supabaseUser(userId: string): Promise<SupabaseUser | null>
             identity_data: {
               sub,
               ...(email ? { email, email_verified: row.emailVerified } : {}),
-              ...(provider === "phone" && row.phone ? { phone: row.phone } : {}),
+              ...(provider === "phone" && row.phone ? { phone: supabasePhone(row.phone) } : {}),
             },
             provider,
             last_sign_in_at: iso(lastSession?.createdAt) ?? null,

@@ -337,6 +337,7 @@ export async function loadViewer(userId: string): Promise<Viewer | null> {
       roles: profiles.roles,
       defaultAudience: profiles.defaultAudience,
       banned: userTable.banned,
+      banExpires: userTable.banExpires,
       isAnonymous: userTable.isAnonymous,
       // The header's badge and where the live stream starts, in the same statement.
       unread: unreadCountSql(userId),
@@ -350,7 +351,9 @@ export async function loadViewer(userId: string): Promise<Viewer | null> {
     logger.error({ userId }, "session without a profile");
     return null;
   }
-  if (profile.banned) return null;
+  if (profile.banned && (!profile.banExpires || profile.banExpires.getTime() > Date.now())) {
+    return null;
+  }
   return {
     id: userId,
     username: profile.username,

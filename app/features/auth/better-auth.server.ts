@@ -330,8 +330,9 @@ function createAuth() {
       cookiePrefix: "soundtrail",
       defaultCookieAttributes: { sameSite: "lax", httpOnly: true, path: "/" },
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
-      // Session and user in one relational query (see app/db/schema/auth-relations.ts).
-      database: { joins: true },
+      // Session and user in one relational query (see app/db/schema/auth-relations.ts). Ids are
+      // UUIDs, as Supabase's: apps pass user and factor ids to supabase-js, which checks the form.
+      database: { joins: true, generateId: () => crypto.randomUUID() },
     },
     databaseHooks: {
       session: {
@@ -340,12 +341,17 @@ function createAuth() {
             const [owner] = await getDb()
               .select({
                 banned: schema.user.banned,
+                banExpires: schema.user.banExpires,
                 twoFactorEnabled: schema.user.twoFactorEnabled,
               })
               .from(schema.user)
               .where(eq(schema.user.id, session.userId));
-            // A banned account gets no new session, whichever way it signs in.
-            if (!owner || owner.banned) return false;
+            // A banned account gets no new session, whichever way it signs in (until the end
+            // of a ban that has one).
+            const banHolds =
+              owner?.banned === true &&
+              (!owner.banExpires || owner.banExpires.getTime() > Date.now());
+            if (!owner || banHolds) return false;
             const endpoint = ctx as GenericEndpointContext | null | undefined;
             const path = endpoint?.path;
             // A password change replaces the current session: it keeps how that one signed in

@@ -78,13 +78,20 @@ export async function requestSignInCode(options: {
   channel: CodeChannel;
   to: string;
   headers: Headers;
+  /** A number without an account gets a code too: verifying it makes the account (token API). */
+  createUser?: boolean;
 }): Promise<AuthResult> {
   const limited = await limitSending(options.headers, options.to);
   if (limited) return rateLimited(limited.retryAfterSeconds);
   // Everything that depends on the account happens after the answer (see afterResponse).
   const headers = new Headers(options.headers);
   afterResponse(`sign-in code by ${options.channel}`, () =>
-    sendSignInCode({ channel: options.channel, to: options.to, headers }),
+    sendSignInCode({
+      channel: options.channel,
+      to: options.to,
+      headers,
+      createUser: options.createUser === true,
+    }),
   );
   return { ok: true, headers: new Headers() };
 }
@@ -93,6 +100,7 @@ async function sendSignInCode(options: {
   channel: CodeChannel;
   to: string;
   headers: Headers;
+  createUser: boolean;
 }): Promise<void> {
   const account = await accountFor(options.channel, options.to);
   if (account && !canSignInWithCode(account)) return;
@@ -107,7 +115,7 @@ async function sendSignInCode(options: {
     if (!answer.ok) logger.warn({ status: answer.status }, "sign-in code mail refused");
     return;
   }
-  if (account) {
+  if (account || options.createUser) {
     const code = await issueCode({ purpose: "phone-sign-in", subject: options.to });
     await sendSms({ to: options.to, body: codeSms(code, "sign in") });
   }
@@ -283,6 +291,43 @@ export async function confirmPhoneSignUp(options: {
       .where(eq(profiles.userId, user.id));
   });
   return signedIn(answer.response);
+}
+
+/**
+ * Texts a pending phone sign-up a new code (the form it waits with is kept); nothing when the
+ * number has none. The same answer either way.
+ */
+export async function resendPhoneSignUpCode(options: {
+  phone: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await limitSending(options.headers, options.phone);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const pending = await readPendingSignUp(options.phone);
+  if (pending) {
+    const code = await issueCode({
+      purpose: "phone-sign-up",
+      subject: options.phone,
+      payload: pending,
+    });
+    await sendSms({ to: options.phone, body: codeSms(code, "finish signing up") });
+  }
+  return { ok: true, headers: new Headers() };
+}
+
+/** Texts a new code for a phone change to the new number (as `requestPhoneChange` did). */
+export async function resendPhoneChangeCode(options: {
+  phone: string;
+  headers: Headers;
+}): Promise<AuthResult> {
+  const limited = await limitSending(options.headers, options.phone);
+  if (limited) return rateLimited(limited.retryAfterSeconds);
+  const code = await issueCode({ purpose: "phone-sign-in", subject: options.phone });
+  await sendSms({
+    to: options.phone,
+    body: `${code} is your Soundtrail code to confirm this number.`,
+  });
+  return { ok: true, headers: new Headers() };
 }
 
 async function readPendingSignUp(phone: string): Promise<PendingPhoneSignUp | null> {

@@ -49,12 +49,26 @@ export function requireUser(context: Ctx, request: Request): Viewer {
   return viewer;
 }
 
+const BEARER_REFUSED = "The access token is not valid: refresh it or sign in again.";
+const BEARER_CHALLENGE = `Bearer error="invalid_token", error_description="${BEARER_REFUSED}"`;
+
 /** The answer to a bearer request whose token is not valid (expired, signed out, aal1 of a two-step account). */
 export function bearerRefused() {
-  return data(messageFailure("The access token is not valid: refresh it or sign in again."), {
+  return data(messageFailure(BEARER_REFUSED), {
     status: 401,
-    headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+    headers: { "WWW-Authenticate": BEARER_CHALLENGE },
   });
+}
+
+/** The same refusal as a finished JSON response (the viewer middleware answers with it). */
+export function bearerRefusedResponse(): Response {
+  return Response.json(
+    { ...messageFailure(BEARER_REFUSED), error: "invalid_token" },
+    {
+      status: 401,
+      headers: { "WWW-Authenticate": BEARER_CHALLENGE, "Cache-Control": "no-store" },
+    },
+  );
 }
 
 /** Only for visitors who are signed out. */

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { defineJob, drainJobs, stringFields } from "~/core/jobs/index.server";
+import { logger } from "~/core/logger.server";
 import { type DbOrTx, getDb, rowsOf } from "~/db/client.server";
 import { publishLive } from "~/features/realtime/index.server";
 
@@ -65,8 +66,12 @@ export const fanOutJob = defineJob<{ postId: string }>({
         await job.saveProgress({ afterFollower: batch.last }, tx);
         return batch.last;
       });
-      if (outcome === "done") return undefined;
+      if (outcome === "done") {
+        logger.debug({ postId: job.payload.postId }, "fan-out done");
+        return undefined;
+      }
       after = outcome;
+      logger.debug({ postId: job.payload.postId, after }, "fan-out batch");
       // Let waiting requests have the database between batches.
       await job.yield();
     }

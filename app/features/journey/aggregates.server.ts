@@ -62,6 +62,18 @@ export async function dirtyMonths(
   return rows.map((r) => ({ month: String(r.month), rev: Number(r.rev) }));
 }
 
+/** A day's plays per hour (0–23) from the grouped rows `n` by `hour`, in one pass. */
+const hoursArray = (visibleOnly: boolean) =>
+  sql.raw(
+    `array[${Array.from(
+      { length: 24 },
+      (_, h) =>
+        `coalesce(sum(n) filter (where hour = ${h}${visibleOnly ? " and not hid" : ""}), 0)::int`,
+    ).join(", ")}]`,
+  );
+const HOURS_ALL = hoursArray(false);
+const HOURS_VISIBLE = hoursArray(true);
+
 /** The month's plays, as a SQL condition on `listens` (alias-free). */
 function inMonth(userId: string, month: string): SQL {
   return sql`user_id = ${userId} and listened_at >= ${dayStart(month)}
@@ -94,15 +106,11 @@ async function recomputeMonth(
       from listens where ${inMonth(userId, month)}
       group by 1, 2, 3
     )
-    select ${userId}, d.day, sum(d.n)::int, sum(d.ms)::bigint, sum(d.est)::int,
-      array(select coalesce(sum(q.n), 0)::int from generate_series(0, 23) as g(h)
-        left join p q on q.day = d.day and q.hour = g.h group by g.h order by g.h),
-      coalesce(sum(d.n) filter (where not d.hid), 0)::int,
-      coalesce(sum(d.ms) filter (where not d.hid), 0)::bigint,
-      coalesce(sum(d.est) filter (where not d.hid), 0)::int,
-      array(select coalesce(sum(q.n) filter (where not q.hid), 0)::int from generate_series(0, 23) as g(h)
-        left join p q on q.day = d.day and q.hour = g.h group by g.h order by g.h)
-    from p d group by d.day`);
+    select ${userId}, day, sum(n)::int, sum(ms)::bigint, sum(est)::int, ${HOURS_ALL},
+      coalesce(sum(n) filter (where not hid), 0)::int,
+      coalesce(sum(ms) filter (where not hid), 0)::bigint,
+      coalesce(sum(est) filter (where not hid), 0)::int, ${HOURS_VISIBLE}
+    from p group by day`);
   const monthIndex = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1;
   // The lifetime sums lose what the month had, then get what it has now (below).
   await tx.execute(sql`
@@ -118,6 +126,10 @@ async function recomputeMonth(
   await tx.execute(
     sql`delete from journey_months where user_id = ${userId} and month = ${month}::date`,
   );
+  // The month's groups are joined with each other below; the planner cannot estimate a CTE's
+  // rows (it says 1) and picks nested loops, quadratic in the month's distinct tracks (seconds
+  // for a heavy listener's month). Hash joins for this statement only.
+  await tx.execute(sql`set local enable_nestloop = off`);
   await tx.execute(sql`
     insert into journey_months (user_id, month, kind, artist_key, key, plays, names, artist_names,
       first_at)
@@ -173,6 +185,7 @@ async function recomputeMonth(
     union all
     select ${userId}, ${month}::date, 2, artist_key, track_key, plays, names, artist_names, null
       from tracks`);
+  await tx.execute(sql`set local enable_nestloop = on`);
   await tx.execute(sql`
     insert into journey_keys as t (user_id, kind, artist_key, key, plays, first_at, months)
     select user_id, kind, artist_key, key, plays, first_at,

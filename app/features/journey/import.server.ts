@@ -409,10 +409,15 @@ const IMPORT_FAILED =
   "The import stopped because of an error on our side. Nothing was added twice; upload the files again to finish it.";
 
 async function failImport(importId: string, message: string): Promise<void> {
-  await getDb()
-    .update(listenImports)
-    .set({ status: "failed", error: message, updatedAt: sql`now()` })
-    .where(and(eq(listenImports.id, importId), eq(listenImports.status, "importing")));
+  await getDb().transaction(async (tx) => {
+    const [failed] = await tx
+      .update(listenImports)
+      .set({ status: "failed", error: message, updatedAt: sql`now()` })
+      .where(and(eq(listenImports.id, importId), eq(listenImports.status, "importing")))
+      .returning({ userId: listenImports.userId });
+    // What was copied before the failure stays: the journey's aggregates take it in.
+    if (failed) await queueJourneyAggregate(tx, failed.userId);
+  });
   await getDb().delete(listenImportRows).where(eq(listenImportRows.importId, importId));
 }
 
@@ -536,8 +541,6 @@ async function copyImport(job: ActiveJob<{ importId: string }>): Promise<void> {
         batch = rowsOf<{ processed: number }>(await tx.execute(moveBatch(true))).at(0);
       }
       if (!batch) return null;
-      // The journey's aggregates follow the copy as it goes (one waiting job per person).
-      await queueJourneyAggregate(tx, current.userId);
       if (deferTriggers) {
         await tx.execute(sql`set local session_replication_role = origin`);
         await tx.execute(sql`
@@ -572,6 +575,10 @@ async function finishImport(importId: string, userId: string): Promise<void> {
       )
       .returning({ added: listenImports.added });
     if (!done) return null;
+    // The journey's aggregates are done again once, for the whole import (until then its
+    // months are read from the plays): redoing a month after every batch that touched it would
+    // redo a heavy listener's months again and again while the copy runs.
+    await queueJourneyAggregate(tx, userId);
     await clearStaging(tx, importId);
     await notifyListenImportDone(tx, { userId, importId, added: done.added });
     return done.added;

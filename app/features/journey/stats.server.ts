@@ -24,7 +24,7 @@ export function isDayStart(date: Date): boolean {
 /** A play whose length the source did not say counts as this long (and the total says so). */
 export const ESTIMATED_PLAY_MS = 210_000;
 const DAY_MS = 86_400_000;
-/** Before any play: where "all time" is asked of the play index from. */
+/** Before any play: where "all time" starts when asked of the aggregates. */
 const LONG_AGO = new Date(Date.UTC(1000, 0, 1));
 /** The top lists' length. */
 export const TOP_LIMIT = 10;
@@ -377,7 +377,7 @@ export async function computeJourneyStats(options: StatsOptions): Promise<Journe
 /**
  * The same stats aggregated from every play of the period (seven statements and two walks over
  * the (user_id, listened_at) index): for periods that do not start and end at midnight UTC, and
- * the tests' reference for the play index.
+ * the tests' reference for the aggregates (ADR 032).
  */
 export async function computeJourneyStatsFromPlays(options: {
   userId: string;

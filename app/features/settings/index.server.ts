@@ -1,2 +1,3 @@
 /** The settings feature's public server entry: what other features may import (docs/architecture.md). */
 export * from "./export.server";
+export * from "./sign-in-methods.server";

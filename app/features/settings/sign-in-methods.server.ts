@@ -175,6 +175,9 @@ export async function unlinkSignInMethod(
 export async function startLinkOAuth(options: {
   provider: string;
   headers: Headers;
+  /** Where the provider's callback sends the browser (same origin); Settings by default. */
+  callbackURL?: string;
+  errorCallbackURL?: string;
 }): Promise<{ ok: true; url: string; headers: Headers } | AuthFailure> {
   const provider = configuredProviders().find((p) => p === options.provider);
   if (!provider) {
@@ -188,8 +191,8 @@ export async function startLinkOAuth(options: {
     api.linkSocialAccount({
       body: {
         provider,
-        callbackURL: "/settings/account",
-        errorCallbackURL: "/settings/account?link=failed",
+        callbackURL: options.callbackURL ?? "/settings/account",
+        errorCallbackURL: options.errorCallbackURL ?? "/settings/account?link=failed",
       },
       headers: options.headers,
       asResponse: true,
