@@ -27,6 +27,7 @@ const SERVER_SUITES = [
   "server/db-move.test.ts",
   "server/feed-bytes.test.ts",
   "server/job-crash.test.ts",
+  "server/liblistenbrainz.test.ts",
   "server/load.test.ts",
   "server/metrics.test.ts",
   "server/runtime-tree.test.ts",

@@ -11,6 +11,7 @@ import { benchJourneyStats } from "./journey-stats";
 import { benchJsSize } from "./js-size";
 import { type BudgetRow, formatTable, log, type StepOutcome } from "./lib/report";
 import { benchLighthouse } from "./lighthouse";
+import { benchListenBrainzReads } from "./listenbrainz-reads";
 import { benchLiveLatency } from "./live-latency";
 import { benchLoad } from "./load";
 import { benchMaintenance } from "./maintenance";
@@ -33,6 +34,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   lighthouse: benchLighthouse,
   import: benchImport,
   "journey-stats": benchJourneyStats,
+  "listenbrainz-reads": benchListenBrainzReads,
   load: benchLoad,
   maintenance: benchMaintenance,
   "heavy-listeners": benchHeavyListeners,
@@ -59,6 +61,7 @@ export async function main(args: string[]): Promise<number> {
             step !== "maintenance" &&
             step !== "import" &&
             step !== "journey-stats" &&
+            step !== "listenbrainz-reads" &&
             step !== "heavy-listeners" &&
             step !== "import-browse" &&
             step !== "export",

@@ -478,6 +478,32 @@ const POLICIES: Record<string, Policy> = {
       },
     ],
   },
+  "routes/api/listens.ts": {
+    kind: "resource",
+    get: all(["405", "404", "400"]),
+    actions: [
+      {
+        name: "delete a listen that is not there",
+        body: (ids) => ({
+          intent: "delete",
+          ownerId: ids.owner.id,
+          ts: "1700000000",
+          msid: "0b2c6f5e-7a9d-5c1e-9f3b-5d8a2e4c6b10",
+        }),
+        expect: { ...OUT("login"), ...all(["404", "redirect"], SIGNED_IN) },
+      },
+      {
+        name: "love a listen of the owner's hidden journey",
+        body: (ids) => ({
+          intent: "love",
+          ownerId: ids.owner.id,
+          ts: "1700000000",
+          msid: "0b2c6f5e-7a9d-5c1e-9f3b-5d8a2e4c6b10",
+        }),
+        expect: { ...OUT("login"), ...all(["404", "redirect"], SIGNED_IN) },
+      },
+    ],
+  },
   "routes/api/block.ts": {
     kind: "resource",
     get: all(["405", "404", "400"]),

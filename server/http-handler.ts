@@ -324,6 +324,10 @@ export function createNodeHandler(options: NodeHandlerOptions) {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue = false) {
+    // A player given the base URL with a trailing slash asks for "//1/submit-listens": the
+    // ListenBrainz API (/1/) is the same whatever the number of slashes before it (a leading
+    // "//" would otherwise read as a host name further on).
+    if (req.url && /^\/{2,}1(?:[/?]|$)/.test(req.url)) req.url = req.url.replace(/^\/{2,}/, "/");
     const pathname = (req.url ?? "/").split("?")[0] ?? "/";
     try {
       if (pathname === "/healthz") {

@@ -18,7 +18,9 @@ export type LiveMessage =
   /** A post's link preview (title, artwork) is ready; instances tell those who see the post. */
   | { t: "u"; p: string; a: string }
   /** This person's sessions were ended (sign out everywhere, ban): close their streams. */
-  | { t: "s"; u: string };
+  | { t: "s"; u: string }
+  /** This person's listens or "now playing" changed (a player sent some, one was deleted). */
+  | { t: "l"; u: string };
 
 /** Publishes `message`; inside a transaction it is delivered on commit, never on rollback. */
 export async function publishLive(db: DbOrTx, message: LiveMessage): Promise<void> {

@@ -10,6 +10,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -283,4 +284,58 @@ export const listenDays = pgTable(
     rev: bigint("rev", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.day] })],
+);
+
+/**
+ * A person's love (1) or hate (-1) of a recording (ListenBrainz's recording feedback), named by
+ * its MSID (app/features/journey/listenbrainz/msid.server.ts) or its MusicBrainz id. `recording`
+ * is the one it is keyed by (the MBID when given). The names are kept when known (a heart on a
+ * listen, or an MSID found in the person's recent listens) so the list of loved tracks can show
+ * them. Score 0 removes the row, as ListenBrainz does.
+ */
+export const listenFeedback = pgTable(
+  "listen_feedback",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    recording: uuid("recording").notNull(),
+    recordingMsid: uuid("recording_msid"),
+    recordingMbid: uuid("recording_mbid"),
+    score: smallint("score").notNull(),
+    artistName: text("artist_name"),
+    trackName: text("track_name"),
+    releaseName: text("release_name"),
+    /** The artist's key (hidden artists are left out of what others see). */
+    artistKey: text("artist_key"),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.recording] }),
+    index("listen_feedback_user_created_idx").on(t.userId, t.createdAt.desc()),
+    check("listen_feedback_score_check", sql`${t.score} in (-1, 1)`),
+    check(
+      "listen_feedback_names_length",
+      sql`(${t.artistName} is null or char_length(${t.artistName}) <= 512)
+      and (${t.trackName} is null or char_length(${t.trackName}) <= 512)
+      and (${t.releaseName} is null or char_length(${t.releaseName}) <= 512)`,
+    ),
+  ],
+);
+
+/**
+ * The newest listen an importer says it sent, per person and service (ListenBrainz's
+ * `POST /1/latest-import`): importers ask for it to resume where they stopped.
+ */
+export const listenImportMarks = pgTable(
+  "listen_import_marks",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    service: text("service").notNull(),
+    latestListenedAt: bigint("latest_listened_at", { mode: "number" }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.service] })],
 );

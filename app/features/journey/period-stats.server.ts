@@ -181,7 +181,7 @@ const KIND = {
   track: { kind: 2, key: sql`track_key`, name: sql`track_name`, where: sql`true` },
 } as const;
 
-type KindName = keyof typeof KIND;
+export type KindName = keyof typeof KIND;
 
 type RankedRow = { artistKey: string; key: string; plays: number };
 /** A row of a kind as the reference orders ties: by its key in code-point order. */
@@ -831,4 +831,47 @@ export async function latestArtistNames(options: {
   );
   for (const row of rows) names.set(row.key, row.name);
   return names;
+}
+
+/** The `limit` most played artists, releases or tracks of a planned period (ListenBrainz's stats). */
+export async function periodTopList(options: {
+  plan: PeriodPlan;
+  kind: KindName;
+  limit: number;
+}): Promise<RankedItemKey[]> {
+  return topKeys(getDb(), options.plan, options.kind, options.limit);
+}
+
+/** How many artists a planned period has (the whole history: its lifetime rows, counted). */
+export async function periodArtistCount(plan: PeriodPlan): Promise<number> {
+  if (!plan.wholeHistory) return artistCount(getDb(), plan);
+  const [row] = rowsOf<{ n: number }>(
+    await getDb().execute(sql`select count(*)::int as n from journey_keys
+      where user_id = ${plan.userId} and kind = 0 and ${notHidden(plan.hidden)}`),
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * How many releases or tracks a planned period has, counted up to `cap`: from the lifetime sums
+ * for the whole history, else the distinct keys of its clean months' rows and of the plays read
+ * for the rest.
+ */
+export async function periodKeyCount(
+  plan: PeriodPlan,
+  kindName: "release" | "track",
+  cap: number,
+): Promise<number> {
+  const k = KIND[kindName];
+  const query = plan.wholeHistory
+    ? sql`select count(*)::int as n from (select 1 from journey_keys
+        where user_id = ${plan.userId} and kind = ${k.kind} and ${notHidden(plan.hidden)}
+        limit ${cap}) c`
+    : sql`select count(*)::int as n from (
+        select artist_key, key from journey_months where ${cleanMonths(plan, k.kind)}
+        union
+        select distinct artist_key, ${k.key} from listens where ${rawWhere(plan, kindName)}
+        limit ${cap}) c`;
+  const [row] = rowsOf<{ n: number }>(await getDb().execute(query));
+  return Number(row?.n ?? 0);
 }

@@ -159,6 +159,11 @@ export class LiveHub {
           logger.error({ err: error }, "could not announce a link preview"),
         );
         return;
+      case "l": {
+        const frame = formatEvent({ type: "listens", data: { at: Date.now() } });
+        for (const stream of this.streams.get(message.u) ?? []) stream.write(frame);
+        return;
+      }
       case "s":
         void this.closeEndedSessions(message.u).catch((error: unknown) => {
           // Could not check: end them all; a browser whose session lives reconnects at once.

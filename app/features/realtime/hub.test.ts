@@ -184,6 +184,24 @@ describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
     for (const c of [author, follower, other]) c.stream.end();
   });
 
+  it("tells a person's own streams that their listens changed, no one else's", async () => {
+    const owner = await createTestUser();
+    const other = await createTestUser();
+    const mine = openStream(owner.id, 0);
+    const theirs = openStream(other.id, 0);
+    await until(
+      () => [mine, theirs].every((c) => c.events().some((e) => e.event === "unread")),
+      "both connected",
+    );
+    // What the ListenBrainz API publishes when a player's listens are stored (listens.server.ts).
+    await publishLive(getDb(), { t: "l", u: owner.id });
+    const listens = (c: ReturnType<typeof openStream>) =>
+      c.events().filter((e) => e.event === "listens");
+    await until(() => listens(mine).length === 1, "the owner's stream heard it");
+    expect(listens(theirs)).toEqual([]);
+    for (const c of [mine, theirs]) c.stream.end();
+  });
+
   async function createSession(userId: string, expiresInMs = 3_600_000): Promise<string> {
     const id = `s-${randomUUID()}`;
     await getDb()

@@ -27,6 +27,7 @@ const KNOWN: ReadonlySet<string> = new Set<LiveEventType>([
   "unread",
   "post",
   "unfurl",
+  "listens",
 ]);
 
 /**

@@ -15,6 +15,8 @@ export type LiveEvent =
   | { type: "unread"; data: { count: number } }
   | { type: "post"; data: { postId: string; following: boolean; everyone: boolean } }
   /** `isOwn`: the reader wrote the post (their page may not show it yet: load it anyway). */
-  | { type: "unfurl"; data: { postId: string; isOwn: boolean } };
+  | { type: "unfurl"; data: { postId: string; isOwn: boolean } }
+  /** The reader's own listens or "now playing" changed: their profile reloads its listens. */
+  | { type: "listens"; data: { at: number } };
 
 export type LiveEventType = LiveEvent["type"];

@@ -1,7 +1,9 @@
 import { data } from "react-router";
 import { getViewer } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
+import { RecentListensSection } from "~/features/journey/components/recent-listens";
 import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.server";
+import { listLovedTracks, listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
 import { getEnv } from "~/lib/env.server";
@@ -35,13 +37,20 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
   });
   if (!page) throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 });
   const base = getEnv().BASE_URL.replace(/\/$/, "");
-  const journey = await loadJourneySummary({
-    viewerId: viewer?.id ?? null,
-    owner: ownerOf(page.profile),
-  });
+  const [journey, recentListens, lovedTracks] = await Promise.all([
+    loadJourneySummary({ viewerId: viewer?.id ?? null, owner: ownerOf(page.profile) }),
+    listRecentListens({
+      viewerId: viewer?.id ?? null,
+      ownerId: page.profile.id,
+      cursor: new URL(request.url).searchParams.get("listens"),
+    }),
+    listLovedTracks({ viewerId: viewer?.id ?? null, ownerId: page.profile.id }),
+  ]);
   return {
     ...page,
     journey,
+    recentListens,
+    lovedTracks,
     viewerId: viewer?.id ?? null,
     canonicalUrl: `${base}/u/${page.profile.username}`,
   };
@@ -56,10 +65,19 @@ export default function UserProfile({ loaderData }: Route.ComponentProps) {
       viewerId={loaderData.viewerId}
       basePath={`/u/${loaderData.profile.username}`}
       journey={
-        <JourneySummarySection
-          summary={loaderData.journey}
-          isSignedIn={loaderData.viewerId !== null}
-        />
+        <>
+          <RecentListensSection
+            listens={loaderData.recentListens}
+            loved={loaderData.lovedTracks}
+            ownerId={loaderData.profile.id}
+            isSignedIn={loaderData.viewerId !== null}
+            basePath={`/u/${loaderData.profile.username}`}
+          />
+          <JourneySummarySection
+            summary={loaderData.journey}
+            isSignedIn={loaderData.viewerId !== null}
+          />
+        </>
       }
     />
   );

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { publishLive } from "~/core/live-bus.server";
 import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { listens, nowPlaying } from "~/db/schema";
@@ -55,7 +56,11 @@ export async function recordListens(options: {
       })
       .returning({ id: listens.id });
     // The journey's aggregates follow within seconds (one waiting job per person).
-    if (added.length > 0) await queueJourneyAggregate(tx, options.userId);
+    if (added.length > 0) {
+      await queueJourneyAggregate(tx, options.userId);
+      // The person's open profile shows them (delivered on commit).
+      await publishLive(tx, { t: "l", u: options.userId });
+    }
     return added;
   });
   return inserted.length;
@@ -69,20 +74,21 @@ export async function recordListens(options: {
 export async function recordPlayingNow(options: {
   userId: string;
   listen: ValidListen;
-}): Promise<void> {
+}): Promise<{ artistName: string; trackName: string; releaseName: string | null }> {
   const { listen } = options;
   const seconds = listen.durationMs
     ? Math.floor(listen.durationMs / 1000)
     : PLAYING_NOW_MAX_DURATION_SECONDS;
   const artistName = clipName(listen.artistName);
   const trackName = clipName(listen.trackName);
+  const releaseName = listen.releaseName ? clipName(listen.releaseName) : null;
   await getDb()
     .insert(nowPlaying)
     .values({
       userId: options.userId,
       artistName,
       trackName,
-      releaseName: listen.releaseName ? clipName(listen.releaseName) : null,
+      releaseName,
       durationMs: listen.durationMs,
       startedAt: sql`now()`,
       expiresAt: sql`now() + make_interval(secs => ${Math.max(1, seconds)})`,
@@ -101,6 +107,17 @@ export async function recordPlayingNow(options: {
         or ${nowPlaying.trackName} <> excluded.track_name
         or ${nowPlaying.artistName} <> excluded.artist_name`,
     });
+  await publishLive(getDb(), { t: "l", u: options.userId });
+  return { artistName, trackName, releaseName };
+}
+
+/** Ends what shows as "now playing" (ListenBrainz's `playing-now/delete`); false when none. */
+export async function clearPlayingNow(options: { userId: string }): Promise<boolean> {
+  const removed = await getDb()
+    .delete(nowPlaying)
+    .where(and(eq(nowPlaying.userId, options.userId), sql`${nowPlaying.expiresAt} > now()`))
+    .returning({ userId: nowPlaying.userId });
+  return removed.length > 0;
 }
 
 /**
