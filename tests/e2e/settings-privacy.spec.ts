@@ -217,12 +217,15 @@ function readZip(zip: Buffer): Map<string, Buffer> {
     const method = zip.readUInt16LE(at + 10);
     const size = zip.readUInt32LE(at + 20);
     const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
     const local = zip.readUInt32LE(at + 42);
     const name = zip.subarray(at + 46, at + 46 + nameLength).toString("utf8");
     const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     const body = zip.subarray(start, start + size);
     files.set(name, method === 8 ? inflateRawSync(body) : Buffer.from(body));
-    at += 46 + nameLength;
+    // Each entry's extra fields (yazl writes an extended timestamp) and comment follow its name.
+    at += 46 + nameLength + extraLength + commentLength;
   }
   return files;
 }
