@@ -123,7 +123,10 @@ export function RecentListensSection({
           {listens.isOwner ? (
             <>
               No listens yet. Connect a player in{" "}
-              <Link to="/settings/scrobbling" className="text-primary hover:underline">
+              <Link
+                to="/settings/scrobbling"
+                className="font-medium text-primary underline underline-offset-2"
+              >
                 Settings → Connected players
               </Link>
               .
