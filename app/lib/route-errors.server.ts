@@ -146,6 +146,13 @@ function withExpectedFailures<Args, Context>(
       const echo = error instanceof FormRefusal ? error.echo : {};
       if (kind === "action" && !isResource) return refusedAction(failure, echo);
       const { body, init } = refusalOf(failure, echo);
+      if (isResource && kind === "action") {
+        // Returned, not thrown: a fetcher (the like button) reads a refusal as its data and
+        // says why; a thrown Response would reach the page's error screen instead. A plain
+        // form (no JavaScript) goes back with the toast.
+        if (echo.toast) return refusedAction(failure, echo);
+        return Response.json(body, init);
+      }
       if (isResource) throw Response.json(body, init);
       throw data(failure.message ?? "", init);
     }
