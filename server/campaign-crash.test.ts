@@ -274,30 +274,27 @@ describe(`a bulk e-mail killed mid-send (kill -9) and restarted, on ${ON_POSTGRE
       server.output,
     );
     await kill9(server);
-    expect(sink.received).toHaveLength(20);
+    // The 20th and those before it; on PostgreSQL a few sent alongside may have arrived too.
+    expect(sink.received.length).toBeGreaterThanOrEqual(20);
 
-    // 3. Restart once more: the rest goes out; the one the server may have is not resent.
+    // 3. Restart once more: the rest goes out; those the server may have are not resent. The
+    //    20th is one of them; on PostgreSQL, where four mails go out at once, a mail cut off
+    //    past the end of its message alongside it is another (the sink may or may not have it).
     server = start();
     await waitUntilReady(server);
-    await waitFor(
-      "all 30 mails at the sink",
-      () => (sink.received.length >= RECIPIENTS ? true : undefined),
-      () => `${sink.received.length} received\n${server.output()}`,
-    );
-    const row = await waitFor(
+    const settled = await waitFor(
       "the admin's table to settle",
       async () => {
         const text = await adminRow();
-        return text.includes(`29 of ${RECIPIENTS}`) && text.includes("1 unconfirmed")
-          ? text
-          : undefined;
+        const m = new RegExp(`(\\d+) of ${RECIPIENTS} (\\d+) unconfirmed 0`).exec(text);
+        if (!m || Number(m[1]) + Number(m[2]) !== RECIPIENTS) return undefined;
+        return { text, sent: Number(m[1]), unconfirmed: Number(m[2]) };
       },
-      server.output,
+      () => `${sink.received.length} received\n${server.output()}`,
     );
     // Nothing left to send: no "Send the rest" button, 0 not yet sent.
-    expect(row).toMatch(new RegExp(`29 of ${RECIPIENTS} 1 unconfirmed 0`));
-    expect(row).not.toContain("Send the rest");
-
+    expect(settled.unconfirmed).toBeGreaterThanOrEqual(1);
+    expect(settled.text).not.toContain("Send the rest");
     // A clean stop (SIGTERM): still nothing sent twice, nothing more sent at all.
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
@@ -305,12 +302,12 @@ describe(`a bulk e-mail killed mid-send (kill -9) and restarted, on ${ON_POSTGRE
     logs.push(server.output());
 
     const counts = sink.countsByMessageId();
-    expect(sink.received).toHaveLength(RECIPIENTS); // 0 duplicates …
-    expect(counts.size).toBe(RECIPIENTS); // … by Message-ID
-    expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    expect(new Set(sink.received.map((m) => m.to[0])).size).toBe(RECIPIENTS); // 0 lost
+    expect([...counts.values()].every((n) => n === 1)).toBe(true); // 0 duplicates by Message-ID
+    expect(sink.received).toHaveLength(counts.size); // … and in all
+    expect(new Set(sink.received.map((m) => m.to[0])).size).toBe(counts.size);
 
-    // The outbox agrees with the sink: 29 confirmed, 1 unconfirmed, every recipient linked.
+    // The outbox agrees with the sink and the admin's table: every sent mail arrived once, an
+    // unconfirmed one at most once, nothing lost, every recipient linked.
     const handle = testDb ?? (await openDatabase({ dataDir: path.join(dataDir, "pglite") }));
     try {
       const rows = await handle.db
@@ -319,13 +316,23 @@ describe(`a bulk e-mail killed mid-send (kill -9) and restarted, on ${ON_POSTGRE
         .innerJoin(mailOutbox, eq(mailOutbox.id, emailCampaignRecipients.mailId))
         .where(eq(emailCampaignRecipients.campaignId, campaignId));
       expect(rows).toHaveLength(RECIPIENTS);
-      expect(rows.filter((r) => r.status === "sent")).toHaveLength(29);
-      expect(rows.filter((r) => r.status === "uncertain")).toHaveLength(1);
-      for (const r of rows) expect(counts.get(`<${r.id}@soundtrail>`)).toBe(1);
+      const sent = rows.filter((r) => r.status === "sent");
+      const uncertain = rows.filter((r) => r.status === "uncertain");
+      expect(sent).toHaveLength(settled.sent);
+      expect(uncertain).toHaveLength(settled.unconfirmed);
+      for (const r of sent) expect(counts.get(`<${r.id}@soundtrail>`)).toBe(1);
+      for (const r of uncertain)
+        expect(counts.get(`<${r.id}@soundtrail>`) ?? 0).toBeLessThanOrEqual(1);
+      expect(sink.received.length).toBeGreaterThanOrEqual(settled.sent + 1); // the 20th too
     } finally {
       if (!testDb) await handle.close();
     }
     // The restarts said what they settled, as structured log lines.
-    expect(logs.join("\n")).toMatch(/"msg":"mail interrupted by a restart settled"/);
+    // (PGlite settles them at start; on PostgreSQL each is settled as its lease runs out.)
+    expect(logs.join("\n")).toMatch(
+      testDb
+        ? /"msg":"mail delivery uncertain after a stop; not sent again"/
+        : /"msg":"mail interrupted by a restart settled"/,
+    );
   }, 180_000);
 });

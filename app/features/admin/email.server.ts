@@ -458,8 +458,11 @@ export async function sendEmailBatch(
           headers: unsubscribeHeaders(link),
         };
       }),
-      // This request sends them next; the worker only steps in if it never gets to.
-      { holdSeconds: 120 },
+      // This request sends them next; the runners step in for what it has not reached in 15 s
+      // (a long batch goes out in parallel; a request that died, soon after — on PostgreSQL
+      // nobody can tell a dead request from a slow one). A mail is claimed before it is sent,
+      // by whichever comes first, so none goes twice.
+      { holdSeconds: 15 },
       tx,
     );
     if (campaignId && rows.size > 0) {

@@ -196,8 +196,12 @@ export function setMailTransport(next: MailTransport | undefined): void {
 
 /** Retry schedule after failed attempts: 30 s, 2 min, 10 min, 30 min, 1 h, … then give up. */
 export const RETRY_DELAYS_S = [30, 120, 600, 1800, 3600, 3600, 3600];
-/** How long an attempt holds its mail before another runner may take it over. */
-const LOCK_SECONDS = 120;
+/**
+ * How long an attempt holds its mail before another runner may take it over (renewed every
+ * third of it while the attempt runs): after a crash on PostgreSQL the mail goes out again
+ * within this, whoever restarts. Never sent twice either way (the attempt fence, data_end_at).
+ */
+const LOCK_SECONDS = 20;
 
 export interface EnqueueMailOptions {
   to: string;
