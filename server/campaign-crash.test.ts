@@ -33,8 +33,12 @@ const PASSWORD = "Violet-Harbour-Lantern-77";
 const AUTH_SECRET = process.env.AUTH_SECRET ?? "";
 const MAIL_FROM = "Soundtrail <no-reply@localhost>";
 const RECIPIENTS = 30;
-/** How long anything asynchronous may take before the test fails (a busy CI machine). */
-const DEADLINE_MS = 40_000;
+/**
+ * How long anything asynchronous may take before the test fails (a busy CI machine). On
+ * PostgreSQL a restarted instance takes a dead one's mails up only once their lease (20 s) and
+ * the batch's hold (15 s) ran out: more than half a minute on a busy machine.
+ */
+const DEADLINE_MS = process.env.TEST_DATABASE_URL ? 120_000 : 40_000;
 /** Under `npm run test:pg` the servers share a fresh PostgreSQL database; otherwise their own PGlite. */
 const ON_POSTGRES = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -334,5 +338,5 @@ describe(`a bulk e-mail killed mid-send (kill -9) and restarted, on ${ON_POSTGRE
         ? /"msg":"mail delivery uncertain after a stop; not sent again"/
         : /"msg":"mail interrupted by a restart settled"/,
     );
-  }, 180_000);
+  }, 600_000);
 });
