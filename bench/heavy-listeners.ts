@@ -87,7 +87,8 @@ export async function benchHeavyListeners(): Promise<StepOutcome> {
     env: {
       NODE_OPTIONS: SERVER_NODE_FLAGS.join(" "),
       METRICS_TOKEN,
-      LOG_LEVEL: "warn",
+      // info: the embedded database's slow statements (over 100 ms, a line a second at most).
+      LOG_LEVEL: "info",
     },
   });
   try {
@@ -191,6 +192,20 @@ export async function benchHeavyListeners(): Promise<StepOutcome> {
     const lag = (text: string) =>
       metricValue(text, "soundtrail_nodejs_eventloop_lag_max_seconds") * 1000;
     const rssGrowth = rssPeak - rssUnloaded;
+    const over = (text: string, overMs: number) =>
+      metricValue(text, "soundtrail_embedded_statements_over_total", { over_ms: String(overMs) });
+    const slowLines = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes("slow statement on the embedded database"))
+      .map((line) => {
+        try {
+          const entry = JSON.parse(line) as { ms: number; statement: string };
+          return `${entry.ms} ms ${entry.statement.slice(0, 80)}`;
+        } catch {
+          return line.slice(0, 120);
+        }
+      });
     const rows: BudgetRow[] = [
       {
         step: "heavy-listeners",
@@ -229,6 +244,14 @@ export async function benchHeavyListeners(): Promise<StepOutcome> {
       },
       {
         step: "heavy-listeners",
+        metric:
+          "embedded statements over 100 ms / over 500 ms: start to unloaded end (aggregation included) → loaded run",
+        measured: `${over(unloadedMetrics, 100)} / ${over(unloadedMetrics, 500)} → ${over(loadedMetrics, 100) - over(unloadedMetrics, 100)} / ${over(loadedMetrics, 500) - over(unloadedMetrics, 500)}`,
+        budget: "(information: each holds every request)",
+        pass: null,
+      },
+      {
+        step: "heavy-listeners",
         metric: "server RSS at rest → 50 clients → heavy listeners active (peak)",
         measured: `${mb(rssAtRest)} → ${mb(rssUnloaded)} → ${mb(rssPeak)}`,
         budget: "(information)",
@@ -249,6 +272,7 @@ export async function benchHeavyListeners(): Promise<StepOutcome> {
         `the server's job aggregated ${HEAVY * PLAYS} plays in ${aggregateSeconds.toFixed(0)} s`,
         `page views unloaded: p50 ${ms(p(unloaded, 0.5))}, ${unloaded.samples.length} in ${SECONDS} s; loaded: p50 ${ms(p(loaded, 0.5))}, ${loaded.samples.length}`,
         `answers loaded: ${JSON.stringify(Object.fromEntries(loaded.statuses))}, journeys ${JSON.stringify(Object.fromEntries(journeys.statuses))}`,
+        `slowest statements logged (a line a second at most): ${slowLines.slice(-12).join(" | ") || "none"}`,
         `the export (an archive of ${PLAYS} plays) ${exportDone > 0 ? "was ready" : "was still running"} at the end of the loaded run`,
       ],
       seconds: (performance.now() - started) / 1000,

@@ -135,6 +135,12 @@ describe("/metrics", () => {
       expect(text).toContain("# TYPE soundtrail_mail_delivery_failures_total counter");
       expect(sample(text, "soundtrail_db_connections", { state: "total" })).toBe(1);
       expect(text).toContain("soundtrail_process_resident_memory_bytes");
+      // The embedded engine's statements that held the event loop, by how long.
+      const over = (ms: number) =>
+        Number(sample(text, "soundtrail_embedded_statements_over_total", { over_ms: String(ms) }));
+      expect(over(10)).toBeGreaterThanOrEqual(over(100));
+      expect(over(100)).toBeGreaterThanOrEqual(over(5000));
+      expect(sample(text, "soundtrail_embedded_statement_longest_seconds", {})).toBeGreaterThan(0);
     } finally {
       abort.abort();
     }

@@ -1,6 +1,11 @@
 import { sql } from "drizzle-orm";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { getDatabase, rowsOf } from "~/db/client.server";
+import {
+  embeddedStatementStats,
+  getDatabase,
+  rowsOf,
+  STATEMENT_BUCKETS_MS,
+} from "~/db/client.server";
 import { databaseOutageCounts } from "~/db/unavailable.server";
 import { countJobs, type JobKindCounts } from "./jobs/inspect.server";
 
@@ -96,6 +101,31 @@ new Counter({
   collect() {
     this.reset();
     for (const [kind, n] of databaseOutageCounts()) this.inc({ kind }, n);
+  },
+});
+
+new Counter({
+  name: "soundtrail_embedded_statements_over_total",
+  help:
+    "Embedded-database (PGlite) statements that held the event loop longer than over_ms " +
+    "(each one stops every request of the instance while it runs). None on PostgreSQL.",
+  labelNames: ["over_ms"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    const stats = embeddedStatementStats();
+    STATEMENT_BUCKETS_MS.forEach((le, i) => {
+      this.inc({ over_ms: String(le) }, stats.total - (stats.counts[i] ?? 0));
+    });
+  },
+});
+
+new Gauge({
+  name: "soundtrail_embedded_statement_longest_seconds",
+  help: "The longest embedded-database (PGlite) statement since the start, in seconds.",
+  registers: [registry],
+  collect() {
+    this.set(embeddedStatementStats().longestMs / 1000);
   },
 });
 

@@ -102,6 +102,71 @@ export async function captureStatements<T>(
   return { result, statements: store.statements ?? [] };
 }
 
+/**
+ * How long the embedded engine's statements held the process (PGlite runs each statement
+ * synchronously on the event loop: while one runs, nothing else does — not even `/healthz`).
+ * Counted by bucket for `/metrics`; each statement over SLOW_STATEMENT_MS is logged (at most one
+ * line a second), so an operator sees what held the server.
+ */
+export const STATEMENT_BUCKETS_MS = [10, 50, 100, 200, 500, 1000, 5000] as const;
+export const SLOW_STATEMENT_MS = 100;
+const statementStats = {
+  counts: STATEMENT_BUCKETS_MS.map(() => 0),
+  total: 0,
+  sumMs: 0,
+  longestMs: 0,
+};
+let lastSlowLog = 0;
+
+/** The embedded engine's statement durations so far (cumulative; none on PostgreSQL). */
+export function embeddedStatementStats(): Readonly<typeof statementStats> {
+  return statementStats;
+}
+
+function recordStatement(ms: number, text: string): void {
+  statementStats.total++;
+  statementStats.sumMs += ms;
+  if (ms > statementStats.longestMs) statementStats.longestMs = ms;
+  STATEMENT_BUCKETS_MS.forEach((le, i) => {
+    if (ms <= le) statementStats.counts[i] = (statementStats.counts[i] ?? 0) + 1;
+  });
+  if (ms < SLOW_STATEMENT_MS) return;
+  const now = Date.now();
+  if (now - lastSlowLog < 1000) return;
+  lastSlowLog = now;
+  logger.info(
+    { ms: Math.round(ms), statement: text.replace(/\s+/g, " ").trim().slice(0, 120) },
+    "slow statement on the embedded database",
+  );
+}
+
+type Timed = Pick<PGlite, "query" | "exec">;
+function timeStatements<T extends Timed>(target: T): T {
+  const query = target.query.bind(target);
+  const exec = target.exec.bind(target);
+  const timed =
+    <A extends unknown[], R>(run: (text: string, ...rest: A) => Promise<R>) =>
+    async (text: string, ...rest: A): Promise<R> => {
+      const started = performance.now();
+      try {
+        return await run(text, ...rest);
+      } finally {
+        recordStatement(performance.now() - started, text);
+      }
+    };
+  target.query = timed(query) as T["query"];
+  target.exec = timed(exec) as T["exec"];
+  return target;
+}
+
+/** Times every statement of `pglite`, in and out of transactions (see recordStatement). */
+function timeEmbeddedStatements(pglite: PGlite): void {
+  timeStatements(pglite);
+  const transaction = pglite.transaction.bind(pglite);
+  pglite.transaction = ((callback: Parameters<PGlite["transaction"]>[0]) =>
+    transaction((tx) => callback(timeStatements(tx)))) as PGlite["transaction"];
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -220,6 +285,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // about what a sequential one does. With PostgreSQL's default of 4 the planner hashes whole
   // tables (every profile, every image) to join the 21 rows of a feed page instead of probing
   // their indexes. One session, so this holds for the process.
+  timeEmbeddedStatements(pglite);
   await pglite.exec("set random_page_cost = 1.1");
   await pglite.exec(`set pg_trgm.word_similarity_threshold = ${WORD_SIMILARITY_THRESHOLD}`);
   const db = drizzlePglite({

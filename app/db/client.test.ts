@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from "../lib/env.server";
 import {
   DatabaseUnavailableError,
+  embeddedStatementStats,
   openDatabase,
   pingDatabase,
   rowsOf,
@@ -28,6 +29,22 @@ describe("database layer", () => {
     await testDb.db.insert(appMeta).values({ key: "first_start", value: "now" });
     const rows = await testDb.db.select().from(appMeta).where(eq(appMeta.key, "first_start"));
     expect(rows).toEqual([expect.objectContaining({ key: "first_start", value: "now" })]);
+  });
+
+  it("times the embedded engine's statements, in and out of transactions", async (context) => {
+    if (testDb.kind !== "pglite") context.skip();
+    const before = { ...embeddedStatementStats(), counts: [...embeddedStatementStats().counts] };
+    await testDb.db.execute(sql`select pg_sleep(0.12)`);
+    await testDb.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_sleep(0.06)`);
+    });
+    const after = embeddedStatementStats();
+    // Both statements (the one in the transaction too).
+    expect(after.total - before.total).toBeGreaterThanOrEqual(2);
+    expect(after.longestMs).toBeGreaterThanOrEqual(120);
+    // Statements at most 50 ms (bucket 1) grew by the others, not by the two sleeps.
+    const over50 = (s: typeof before) => s.total - (s.counts[1] ?? 0);
+    expect(over50(after) - over50(before)).toBeGreaterThanOrEqual(2);
   });
 
   it("can apply migrations again without changing anything", async () => {

@@ -80,20 +80,82 @@ function inMonth(userId: string, month: string): SQL {
     and listened_at < ${dayStart(nextMonth(month))}`;
 }
 
+/** `YYYY-MM-DD` plus `days` days. */
+function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
 /**
- * Recomputes one month of one person from their plays, in `tx`: its day totals (all artists and
- * without the hidden ones), its artists, releases and tracks, and the revision it is now at.
- * Days of the month left without plays lose their `listen_days` rows here (0031's trigger keeps
- * them, stamped, until then, so that a month emptied by deletes is noticed).
+ * How much of a month one transaction recomputes (sliceWeight), counted as plays read plus rows
+ * replaced. On
+ * the embedded engine every statement holds the event loop and a transaction holds every other
+ * query: a heavy listener's month (ten thousand plays, thousands of artists, releases and tracks)
+ * done at once held the server for seconds. Done in slices of this size, each is tens of
+ * milliseconds, with waiting requests let through between them.
  */
-async function recomputeMonth(
+let sliceWeight = 500;
+
+/** Runs `fn` with months cut into slices of `weight` (tests: many slices from a few plays). */
+export async function withSliceWeight<T>(weight: number, fn: () => Promise<T>): Promise<T> {
+  const before = sliceWeight;
+  sliceWeight = weight;
+  try {
+    return await fn();
+  } finally {
+    sliceWeight = before;
+  }
+}
+/** The days of a month whose day totals one transaction recomputes. */
+const DAYS_PER_SLICE = 7;
+
+/** An `artist_key` range [from, to) (null: unbounded) on `column`. */
+function artistRange(column: string, range: { from: string | null; to: string | null }): SQL {
+  const c = sql.raw(column);
+  return sql`${range.from === null ? sql`true` : sql`${c} >= ${range.from}`}
+    and ${range.to === null ? sql`true` : sql`${c} < ${range.to}`}`;
+}
+
+/**
+ * Where a month is cut into artist ranges of about sliceWeight each (its plays and the rows it
+ * has now, per artist, in key order): the ranges' inner bounds, none for a small month.
+ */
+async function sliceBounds(
+  db: DbOrTx,
+  userId: string,
+  month: string,
+): Promise<{ bounds: string[]; weight: number }> {
+  const rows = rowsOf<{ artist_key: string; w: number }>(
+    await db.execute(sql`
+      select artist_key, sum(w)::int as w from (
+        select artist_key, count(*)::int as w from listens where ${inMonth(userId, month)}
+        group by 1
+        union all
+        select artist_key, count(*)::int from journey_months
+        where user_id = ${userId} and month = ${month}::date group by 1
+      ) x group by 1 order by 1`),
+  );
+  const bounds: string[] = [];
+  let weight = 0;
+  let total = 0;
+  for (const row of rows) {
+    if (weight >= sliceWeight) {
+      bounds.push(row.artist_key);
+      weight = 0;
+    }
+    weight += Number(row.w);
+    total += Number(row.w);
+  }
+  return { bounds, weight: total };
+}
+
+/** Recomputes the day totals of [from, to) (days of one month) from their plays, in `tx`. */
+async function recomputeDays(
   tx: DbOrTx,
-  options: { userId: string; month: string; rev: number; hidden: string[] },
+  options: { userId: string; from: string; to: string; hidden: string[] },
 ): Promise<void> {
-  const { userId, month, rev, hidden } = options;
-  const next = nextMonth(month);
+  const { userId, from, to, hidden } = options;
   await tx.execute(sql`delete from journey_days where user_id = ${userId}
-    and day >= ${month}::date and day < ${next}::date`);
+    and day >= ${from}::date and day < ${to}::date`);
   await tx.execute(sql`
     insert into journey_days (user_id, day, plays, known_ms, estimated, hours, visible_plays,
       visible_known_ms, visible_estimated, visible_hours)
@@ -103,7 +165,8 @@ async function recomputeMonth(
         artist_key = any(${textArray(hidden)}) as hid,
         count(*)::int as n, coalesce(sum(duration_ms), 0)::bigint as ms,
         (count(*) filter (where duration_ms is null))::int as est
-      from listens where ${inMonth(userId, month)}
+      from listens where user_id = ${userId} and listened_at >= ${dayStart(from)}
+        and listened_at < ${dayStart(to)}
       group by 1, 2, 3
     )
     select ${userId}, day, sum(n)::int, sum(ms)::bigint, sum(est)::int, ${HOURS_ALL},
@@ -111,21 +174,36 @@ async function recomputeMonth(
       coalesce(sum(ms) filter (where not hid), 0)::bigint,
       coalesce(sum(est) filter (where not hid), 0)::int, ${HOURS_VISIBLE}
     from p group by day`);
+}
+
+/**
+ * Recomputes one artist range of one month from its plays, in `tx`: the month's artists,
+ * releases and tracks in the range, with the spellings they were written with, and the lifetime
+ * sums (`journey_keys`) of the same keys. After every slice the lifetime sums are exactly the
+ * sums of the month rows, so a run cut off between slices leaves nothing to repair: the month is
+ * still behind (its revision is written last, recomputeMonth) and is done again.
+ */
+async function recomputeMonthSlice(
+  tx: DbOrTx,
+  options: { userId: string; month: string; range: { from: string | null; to: string | null } },
+): Promise<void> {
+  const { userId, month, range } = options;
+  const next = nextMonth(month);
   const monthIndex = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1;
   // The lifetime sums lose what the month had, then get what it has now (below).
   await tx.execute(sql`
     update journey_keys t set plays = t.plays - o.plays,
       months = case when t.kind = 0 then array_remove(t.months, ${monthIndex}) end
     from journey_months o
-    where o.user_id = ${userId} and o.month = ${month}::date and t.user_id = ${userId}
-      and t.kind = o.kind and t.artist_key = o.artist_key and t.key = o.key`);
+    where o.user_id = ${userId} and o.month = ${month}::date and ${artistRange("o.artist_key", range)}
+      and t.user_id = ${userId} and t.kind = o.kind and t.artist_key = o.artist_key
+      and t.key = o.key`);
   // Artists first played this month: their first play is found again once the month is redone.
   await tx.execute(sql`update journey_keys set first_at = null
-    where user_id = ${userId} and kind = 0
+    where user_id = ${userId} and kind = 0 and ${artistRange("artist_key", range)}
       and first_at >= ${dayStart(month)} and first_at < ${dayStart(next)}`);
-  await tx.execute(
-    sql`delete from journey_months where user_id = ${userId} and month = ${month}::date`,
-  );
+  await tx.execute(sql`delete from journey_months where user_id = ${userId}
+    and month = ${month}::date and ${artistRange("artist_key", range)}`);
   // The month's groups are joined with each other below; the planner cannot estimate a CTE's
   // rows (it says 1) and picks nested loops, quadratic in the month's distinct tracks (seconds
   // for a heavy listener's month). Hash joins for this statement only.
@@ -136,7 +214,7 @@ async function recomputeMonth(
     with p as (
       select artist_key, artist_name, release_key, release_name, track_key, track_name,
         count(*)::int as n, min(listened_at) as first_at
-      from listens where ${inMonth(userId, month)}
+      from listens where ${inMonth(userId, month)} and ${artistRange("artist_key", range)}
       group by 1, 2, 3, 4, 5, 6
     ),
     artists as (
@@ -191,28 +269,79 @@ async function recomputeMonth(
     select user_id, kind, artist_key, key, plays, first_at,
       case when kind = 0 then array[${monthIndex}::int] end
     from journey_months where user_id = ${userId} and month = ${month}::date
+      and ${artistRange("artist_key", range)}
     on conflict (user_id, kind, artist_key, key) do update set
       plays = t.plays + excluded.plays,
       first_at = least(t.first_at, excluded.first_at),
       months = case when t.kind = 0 then array(
         select distinct m from unnest(coalesce(t.months, '{}') || excluded.months) m order by m) end`);
-  await tx.execute(sql`delete from journey_keys where user_id = ${userId} and plays <= 0`);
+  await tx.execute(sql`delete from journey_keys where user_id = ${userId}
+    and ${artistRange("artist_key", range)} and plays <= 0`);
   // First plays that were in this month and are not any more: the earliest month left.
   await tx.execute(sql`
     update journey_keys t set first_at = (
       select min(m.first_at) from journey_months m
       where m.user_id = ${userId} and m.kind = 0 and m.artist_key = t.artist_key and m.key = '')
-    where t.user_id = ${userId} and t.kind = 0 and t.first_at is null`);
-  await tx.execute(sql`
-    insert into journey_month_revs (user_id, month, rev) values (${userId}, ${month}::date, ${rev})
-    on conflict (user_id, month) do update set rev = excluded.rev`);
-  await tx.execute(sql`delete from listen_days where user_id = ${userId}
-    and day >= ${month}::date and day < ${next}::date and plays = 0`);
+    where t.user_id = ${userId} and t.kind = 0 and ${artistRange("t.artist_key", range)}
+      and t.first_at is null`);
 }
 
 /**
- * Brings one person's aggregates up to date, a month per transaction (fenced by the job's
- * lease) with waiting page views let through in between. When their hidden artists changed,
+ * Recomputes one month of one person from their plays: its day totals a week per transaction,
+ * its artists, releases and tracks an artist range per transaction (recomputeMonthSlice), each
+ * fenced by the job's lease, with waiting requests let through in between; then, in a last
+ * transaction, the revision it is now at. Until then readers take the month from the plays.
+ * Days of the month left without plays lose their `listen_days` rows there (0031's trigger keeps
+ * them, stamped, until then, so that a month emptied by deletes is noticed).
+ */
+async function recomputeMonth(
+  job: ActiveJob<{ userId: string }>,
+  options: { userId: string; month: string; rev: number; hidden: string[] },
+): Promise<void> {
+  const { userId, month, rev, hidden } = options;
+  const db = getDb();
+  const next = nextMonth(month);
+  const step = async (work: (tx: DbOrTx) => Promise<void>) => {
+    if (job.signal.aborted) throw new Error("the journey aggregate job was stopped");
+    await db.transaction(async (tx) => {
+      await job.fence(tx);
+      await work(tx);
+    });
+    await job.yield();
+  };
+  const stamp = async (tx: DbOrTx) => {
+    await tx.execute(sql`
+      insert into journey_month_revs (user_id, month, rev) values (${userId}, ${month}::date, ${rev})
+      on conflict (user_id, month) do update set rev = excluded.rev`);
+    await tx.execute(sql`delete from listen_days where user_id = ${userId}
+      and day >= ${month}::date and day < ${next}::date and plays = 0`);
+  };
+  const { bounds, weight } = await sliceBounds(db, userId, month);
+  if (weight <= sliceWeight) {
+    // A light month: all of it in one transaction.
+    await step(async (tx) => {
+      await recomputeDays(tx, { userId, from: month, to: next, hidden });
+      await recomputeMonthSlice(tx, { userId, month, range: { from: null, to: null } });
+      await stamp(tx);
+    });
+    return;
+  }
+  const days = Math.round((Date.parse(next) - Date.parse(month)) / DAY_MS);
+  for (let d = 0; d < days; d += DAYS_PER_SLICE) {
+    const from = addDays(month, d);
+    const to = addDays(month, Math.min(d + DAYS_PER_SLICE, days));
+    await step((tx) => recomputeDays(tx, { userId, from, to, hidden }));
+  }
+  for (let i = 0; i <= bounds.length; i++) {
+    const range = { from: bounds[i - 1] ?? null, to: bounds[i] ?? null };
+    await step((tx) => recomputeMonthSlice(tx, { userId, month, range }));
+  }
+  await step(stamp);
+}
+
+/**
+ * Brings one person's aggregates up to date, month by month in small transactions (fenced by
+ * the job's lease) with waiting page views let through in between. When their hidden artists changed,
  * every month is done again (the visible day totals follow the setting).
  */
 async function aggregateJourney(job: ActiveJob<{ userId: string }>): Promise<void> {
@@ -239,11 +368,7 @@ async function aggregateJourney(job: ActiveJob<{ userId: string }>): Promise<voi
     if (job.signal.aborted) throw new Error("the journey aggregate job was stopped");
     const [dirty] = await dirtyMonths(db, userId);
     if (!dirty) break;
-    await db.transaction(async (tx) => {
-      await job.fence(tx);
-      await recomputeMonth(tx, { userId, month: dirty.month, rev: dirty.rev, hidden });
-    });
-    await job.yield();
+    await recomputeMonth(job, { userId, month: dirty.month, rev: dirty.rev, hidden });
   }
   // Months whose every day is gone (a month emptied by deletes whose zero rows were cleared):
   // done again as empty months, so their rows leave the lifetime sums too.
@@ -255,9 +380,9 @@ async function aggregateJourney(job: ActiveJob<{ userId: string }>): Promise<voi
           and d.day >= j.month and d.day < (j.month + interval '1 month'))`),
   );
   for (const { month } of gone) {
+    await recomputeMonth(job, { userId, month, rev: 0, hidden });
     await db.transaction(async (tx) => {
       await job.fence(tx);
-      await recomputeMonth(tx, { userId, month, rev: 0, hidden });
       await tx.execute(sql`delete from journey_month_revs where user_id = ${userId}
         and month = ${month}::date`);
     });
