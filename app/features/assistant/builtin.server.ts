@@ -14,6 +14,7 @@ import {
   getPersonPosts,
   getRecentActivity,
   getTopPostedArtists,
+  hiddenJourneyMessage,
   type ListeningAnswer,
   type PostRef,
   periodRange,
@@ -173,7 +174,10 @@ function noListening(a: ListeningAnswer): string | null {
   if (a.state === "unknown_person") {
     return `I do not know anyone here called ${md(a.name)}, so I cannot tell you what they listen to. Try their username, like @${md(a.name.split(/\s+/)[0]?.toLowerCase() ?? "")}.`;
   }
-  if (a.state === "hidden") return `${md(a.message)} So I cannot tell you what they listen to.`;
+  if (a.state === "hidden") {
+    const said = hiddenJourneyMessage(md(a.person.displayName), a.audience);
+    return `${said} So I cannot tell you what they listen to.`;
+  }
   if (a.state === "bad_period") return `I cannot show that period: ${md(a.message)}`;
   if (a.plays > 0) return null;
   const w = who(a);

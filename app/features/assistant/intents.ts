@@ -143,7 +143,7 @@ const KEYWORDS: Record<Keyword, string[]> = {
   month: ["month", "monthly", "months"],
   week: ["week", "weekly", "weeks"],
   day: ["days", "day"],
-  all: ["ever", "alltime"],
+  all: ["ever", "alltime", "all-time"],
   lately: ["lately", "recently", "recent", "latest", "nowadays", "currently"],
   help: ["help", "commands", "can"],
   tips: ["tips", "tip", "picks", "pick", "recs", "gems"],
@@ -404,10 +404,10 @@ export function monthOf(word: string): number | null {
   const short = MONTH_SHORT.indexOf(word);
   if (short >= 0 && word !== "may" && word !== "mar") return short;
   if (word === "sept") return 8;
-  if (word.length >= 5) {
+  if (word.length >= 6) {
     for (let m = 0; m < 12; m++) {
       const name = MONTH_NAMES[m] as string;
-      if (name.length >= 5 && editDistance(word, name, 2) <= (name.length >= 7 ? 2 : 1)) return m;
+      if (name.length >= 6 && editDistance(word, name, 2) <= (name.length >= 8 ? 2 : 1)) return m;
     }
   }
   return null;
@@ -512,7 +512,9 @@ export function periodOf(tokens: Token[], now: Date, fallback: PeriodSpec): Peri
           : unit === "week"
             ? n * 7
             : unit === "month"
-              ? n * 30
+              ? n % 12 === 0
+                ? (n / 12) * 365
+                : n * 30
               : unit === "year"
                 ? n * 365
                 : 0;
@@ -571,7 +573,7 @@ export function periodOf(tokens: Token[], now: Date, fallback: PeriodSpec): Peri
         return range(utcDay(y, 0, 1), today, "this year");
       if (prev === "last" || prev === "previous")
         return range(utcDay(y - 1, 0, 1), utcDay(y - 1, 11, 31), `in ${y - 1}`);
-      if (prev === "past" || prev === "a") return rolling("year");
+      if (prev === "past") return rolling("year");
     }
     if (t.keyword === "week" && !/^\d/.test(prev)) return rolling("week");
     if (/^(19|20)\d\d$/.test(word) && !SEASONS[prev] && monthOf(prev) === null) {
@@ -591,6 +593,14 @@ export function periodOf(tokens: Token[], now: Date, fallback: PeriodSpec): Peri
 
 /** Words that are never (part of) a person's name in a question. */
 const NOT_NAMES = new Set([
+  "spend",
+  "spent",
+  "get",
+  "got",
+  "think",
+  "say",
+  "like",
+  "want",
   "i",
   "let",
   "lets",
@@ -883,7 +893,8 @@ export function recogniseIntent(message: string, now: Date = new Date()): Intent
     if (query) return { kind: "find", query };
   }
 
-  if (has("who") && (has("like") || has("listening"))) {
+  const mine = folded.includes("my") || folded.includes("i") || folded.includes("me");
+  if (has("who") && (has("like") || (has("listening") && !mine))) {
     const artist =
       argumentAfter(message, tokens, ["like"], indexOf("who")) ||
       argumentAfter(message, tokens, ["listening"], indexOf("who"));
@@ -940,16 +951,14 @@ export function recogniseIntent(message: string, now: Date = new Date()): Intent
   }
 
   const focus = focusOf(has, folded);
-  const mine = folded.includes("my") || folded.includes("i") || folded.includes("me");
   if (
     focus !== "overview" ||
     has("top") ||
-    (has("listening") && mine) ||
+    (has("listening") && (mine || tokens.some(isPeriodWord))) ||
     has("lately") ||
     (folded.includes("been") && has("like"))
   ) {
-    const fallback = focus === "overview" && !has("top") ? month : month;
-    return { kind: "listening", person: null, focus, period: periodOf(tokens, now, fallback) };
+    return { kind: "listening", person: null, focus, period: periodOf(tokens, now, month) };
   }
   if (mine && tokens.some(isPeriodWord)) {
     return {

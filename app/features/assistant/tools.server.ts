@@ -507,7 +507,7 @@ export interface RankedPlay {
 /** A journey's numbers for a period as the viewer may see them, JSON-ready for both engines. */
 export type ListeningAnswer =
   | { state: "unknown_person"; name: string }
-  | { state: "hidden"; person: Person; message: string }
+  | { state: "hidden"; person: Person; audience: string; message: string }
   /** The period cannot be shown (it starts in the future, or too long ago). */
   | { state: "bad_period"; person: Person; message: string }
   | {
@@ -574,6 +574,7 @@ export async function getListening(options: {
     return {
       state: "hidden",
       person,
+      audience: view.audience,
       message: hiddenJourneyMessage(person.displayName, view.audience),
     };
   }
@@ -607,8 +608,18 @@ export async function findPerson(options: {
   viewerId: string;
   name: string;
 }): Promise<Person | null> {
-  const name = normalizeQuery(options.name.replace(/^@/, ""), 100);
+  // "ben okafor", then "ben": a question's name may run into the words after it.
+  const words = normalizeQuery(options.name.replace(/^@/, ""), 100).split(" ");
+  for (let n = words.length; n > 0; n--) {
+    const found = await personNamed(options.viewerId, words.slice(0, n).join(" "));
+    if (found) return found;
+  }
+  return null;
+}
+
+async function personNamed(viewerId: string, name: string): Promise<Person | null> {
   if (!name) return null;
+  const options = { viewerId };
   const rows = rowsOf<{ id: string; username: string; display_name: string | null }>(
     await getDb().execute(sql`
       with candidates as (

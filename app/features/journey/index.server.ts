@@ -2,6 +2,8 @@
 export * from "./access.server";
 export { queueJourneyAggregate } from "./aggregates.server";
 export { type JourneyStatsView, loadJourneyStats } from "./journey-page.server";
+export { recordListens } from "./listenbrainz/listens.server";
+export type { ValidListen } from "./listenbrainz/validate";
 export * from "./now-playing.server";
 export { PERIOD_LABELS, periodSearch } from "./period-labels";
 export { latestArtistNames } from "./period-stats.server";
