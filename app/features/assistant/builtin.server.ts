@@ -383,6 +383,7 @@ export async function answerIntent(options: {
           lines.push(`Your most frequent mood was ${mood.label.toLowerCase()} ${mood.emoji}.`);
         if (
           posted.busiestMonth &&
+          posted.busiestMonth.postCount > 1 &&
           intent.period.kind === "range" &&
           intent.period.from.slice(0, 7) !== intent.period.to.slice(0, 7)
         ) {
