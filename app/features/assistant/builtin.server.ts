@@ -213,12 +213,12 @@ async function listeningAnswer(options: {
     return text;
   }
   // No plays of their own: their posts still say what they have been into.
-  if (answer.state === "shown" && answer.isOwner && (focus === "artists" || focus === "overview")) {
+  if (answer.state === "shown" && answer.isOwner && focus === "artists") {
     const posted = await getTopPostedArtists({ viewerId, period, now });
     if (posted.length > 0) {
       const [first, ...rest] = posted;
       const lines = [
-        `Your journey has no plays ${answer.period}, but your posts do: your top artist ${answer.period} is ${artistLink(first?.artist ?? "")}, posted ${times(first?.postCount ?? 0)}.`,
+        `Your journey has no plays ${answer.period}. From your posts: your top artist ${answer.period} is ${artistLink(first?.artist ?? "")}, posted ${times(first?.postCount ?? 0)}.`,
       ];
       if (rest.length > 0) {
         lines.push("", "After that:");
@@ -226,6 +226,21 @@ async function listeningAnswer(options: {
           lines.push(`- ${artistLink(a.artist)} (${plural(a.postCount, "post")})`);
       }
       return lines.join("\n");
+    }
+  }
+  if (answer.state === "shown" && answer.isOwner && focus === "overview") {
+    const posted = await summarisePosts({ viewerId, ...periodRange(period, now) });
+    if (posted.postCount > 0) {
+      const lines = [
+        `Your journey has no plays ${answer.period}. From your posts: ${answer.period} you shared ${plural(posted.postCount, "post")}${posted.artists.length > 0 ? `, most about ${artistSentence(posted.artists.slice(0, 3))}` : ""}.`,
+      ];
+      if (period.kind === "rolling" && period.period === "month") {
+        const recent = await getRecentActivity({ viewerId, now });
+        if (recent.posts.length > 0) {
+          lines.push(`Your latest: ${listOf(recent.posts.slice(0, 3).map(postLink))}.`);
+        }
+      }
+      return lines.join(" ");
     }
   }
   return missing ?? "";
