@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { artistKey } from "~/core/music-keys";
@@ -394,7 +395,12 @@ const ROWS: Row[] = [
     answer: () => playCount("you", "last summer (summer 2025)", tally("ada", ...SUMMER_2025)),
   },
   {
-    says: ["what was I listening to last summer"],
+    says: ["my top artists in March", "top artists in march 2026"],
+    intent: { kind: "listening", focus: "artists" },
+    answer: () => topArtist("Your", "in March 2026", tally("ada", ...MARCH)),
+  },
+  {
+    says: ["what was I listening to last summer", "what did I play last summer?"],
     intent: { kind: "listening", focus: "overview" },
     answer: () => overview("you", "last summer (summer 2025)", tally("ada", ...SUMMER_2025)),
   },
@@ -473,6 +479,7 @@ const ROWS: Row[] = [
   {
     says: [
       "What has Ben Okafor been posting recently?",
+      "what has Ben been posting?",
       "what has ben been posting",
       "show me Ben's posts",
       "posts by Ben",
@@ -754,7 +761,36 @@ beforeAll(async () => {
   await post(mo, "2026-06-11T09:00:00Z", { title: "Karma Police", artist: "Radiohead" });
 });
 
+/** The examples README.md gives, each as written there (and each a row of the table). */
+const README_EXAMPLES = [
+  "what have I been into lately?",
+  "which album did I play most this year?",
+  "how many hours did I listen this month?",
+  "my top artists in March",
+  "what did I play last summer?",
+  "summarise my year",
+  "what has Ben been posting?",
+  "What has Ben been listening to?",
+  "what are my friends listening to?",
+  "any jazz tips from people I follow?",
+  "who else here likes Radiohead?",
+  "recommend me something new",
+  "find posts about #jazz",
+  "draft a post about Heroes by David Bowie",
+];
+
 describe("the assistant's wording table", () => {
+  it("answers every example of the README as written there", () => {
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+      .replace(/\s+/g, " ")
+      .toLowerCase();
+    const asked = new Set(TABLE.map(([says]) => says));
+    for (const example of README_EXAMPLES) {
+      expect(readme).toContain(`"${example.toLowerCase()}"`);
+      expect(asked.has(example)).toBe(true);
+    }
+  });
+
   it("has at least 60 wordings", () => {
     expect(TABLE.length).toBeGreaterThanOrEqual(60);
   });
