@@ -127,7 +127,7 @@ describe("the built-in engine, intent by intent", () => {
   it("my top artists this month and this year, even misspelt", async () => {
     const month = await ask("my top artsts this moth");
     expect(month.text).toMatch(
-      /your top artist this month is \[Radiohead\]\(\/search\?q=Radiohead\), posted twice/,
+      /Your top artist this month is \[Radiohead\]\(\/search\?q=Radiohead\), posted twice/,
     );
     expect(month.text).toContain("David Bowie");
     expect(month.text).not.toContain("Björk");

@@ -218,7 +218,7 @@ async function listeningAnswer(options: {
     if (posted.length > 0) {
       const [first, ...rest] = posted;
       const lines = [
-        `Your journey has no plays ${answer.period}. From your posts: your top artist ${answer.period} is ${artistLink(first?.artist ?? "")}, posted ${times(first?.postCount ?? 0)}.`,
+        `Your top artist ${answer.period} is ${artistLink(first?.artist ?? "")}, posted ${times(first?.postCount ?? 0)} — from your posts, as your journey has no plays ${answer.period}.`,
       ];
       if (rest.length > 0) {
         lines.push("", "After that:");
@@ -232,7 +232,7 @@ async function listeningAnswer(options: {
     const posted = await summarisePosts({ viewerId, ...periodRange(period, now) });
     if (posted.postCount > 0) {
       const lines = [
-        `Your journey has no plays ${answer.period}. From your posts: ${answer.period} you shared ${plural(posted.postCount, "post")}${posted.artists.length > 0 ? `, most about ${artistSentence(posted.artists.slice(0, 3))}` : ""}.`,
+        `${capitalise(answer.period)} you shared ${plural(posted.postCount, "post")}${posted.artists.length > 0 ? `, most about ${artistSentence(posted.artists.slice(0, 3))}` : ""}; your journey has no plays then.`,
       ];
       if (period.kind === "rolling" && period.period === "month") {
         const recent = await getRecentActivity({ viewerId, now });

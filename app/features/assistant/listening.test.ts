@@ -69,7 +69,7 @@ describe("the assistant answers from listening history", () => {
       message: "my top artists of all time",
       now: NOW,
     });
-    expect(fallback.text).toContain("Your journey has no plays of all time. From your posts");
+    expect(fallback.text).toContain("from your posts, as your journey has no plays of all time");
     expect(fallback.text).toContain("posted once");
   });
 

@@ -165,7 +165,7 @@ describe("the OpenAI-compatible engine against a local chat API", () => {
     );
     expect(all).toContainEqual({ type: "notice", text: LLM_FAILED_NOTICE });
     expect(all).toContainEqual({ type: "engine", engine: "builtin" });
-    expect(text).toContain("your top artist this month is [Radiohead]");
+    expect(text).toContain("Your top artist this month is [Radiohead]");
     expect(server?.requests).toHaveLength(1);
   });
 
@@ -180,7 +180,7 @@ describe("the OpenAI-compatible engine against a local chat API", () => {
     });
     expect(finished.notice).toBe(LLM_FAILED_NOTICE);
     expect(finished.engine).toBe("builtin");
-    expect(finished.content).toContain("in the last 30 days you shared 2 posts");
+    expect(finished.content).toContain("In the last 30 days you shared 2 posts");
     expect(finished.content).not.toContain("Let me think");
     await server?.closedByClient;
     const stored = await getConversation({ userId: me.id, conversationId: turn.conversationId });
