@@ -291,7 +291,6 @@ function expand(folded: string): string[] {
   if (folded === "ive") return ["i", "have"];
   if (folded === "im") return ["i", "am"];
   if (folded === "whatve") return ["what", "have"];
-  if (folded === "didnt" || folded === "havent") return [folded];
   return [folded];
 }
 
@@ -833,23 +832,24 @@ function topicOf(message: string, tokens: Token[]): string {
 
 /* ---------------------------------------------------------------- intents */
 
+/**
+ * What a listening question wants: time ("how many hours", "how long", "hours listened"), an
+ * album, a track or an artist ranking, a count ("how many plays/songs"), or an overview.
+ */
 function focusOf(has: (k: Keyword) => boolean, folded: string[]): Focus {
-  if (has("time") && (folded.includes("how") || folded.includes("hours") || has("listening"))) {
-    if (
-      folded.includes("hours") ||
-      folded.includes("minutes") ||
-      folded.includes("long") ||
-      folded.includes("much")
-    ) {
-      return "time";
-    }
+  const howMany = folded.includes("how") && (folded.includes("many") || folded.includes("much"));
+  const asksTime = ["hours", "hour", "minutes", "long", "much"].some((w) => folded.includes(w));
+  if (
+    has("time") &&
+    asksTime &&
+    (folded.includes("how") || folded.includes("hours") || has("listening"))
+  ) {
+    return "time";
   }
   if (has("album")) return "albums";
-  if (has("track") && !(folded.includes("how") && folded.includes("many"))) return "tracks";
+  if (has("track") && !howMany) return "tracks";
   if (has("artist")) return "artists";
-  if (folded.includes("how") && (folded.includes("many") || folded.includes("much"))) {
-    return has("time") ? "time" : "plays";
-  }
+  if (howMany) return has("time") ? "time" : "plays";
   return "overview";
 }
 
