@@ -873,9 +873,11 @@ export function recogniseIntent(message: string, now: Date = new Date()): Intent
   }
 
   const hashtag = tokens.find((t) => t.raw.startsWith("#") && t.raw.length > 1);
+  const mine = folded.includes("my") || folded.includes("i") || folded.includes("me");
   const aboutFriends =
     has("friend") ||
     (has("follow") && (folded.includes("i") || folded.includes("people"))) ||
+    (folded.includes("people") && has("listening") && !mine) ||
     folded.includes("followees");
 
   // Posts about a topic from the people I follow: "any jazz tips from people I follow?"
@@ -893,7 +895,6 @@ export function recogniseIntent(message: string, now: Date = new Date()): Intent
     if (query) return { kind: "find", query };
   }
 
-  const mine = folded.includes("my") || folded.includes("i") || folded.includes("me");
   if (has("who") && (has("like") || (has("listening") && !mine))) {
     const artist =
       argumentAfter(message, tokens, ["like"], indexOf("who")) ||

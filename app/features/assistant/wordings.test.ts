@@ -587,6 +587,7 @@ const ROWS: Row[] = [
       "waht are my frends listning to",
       "what are the people I follow playing",
       "what r my mates playin",
+      "what are people listening to",
     ],
     intent: { kind: "friends" },
     answer: () =>
