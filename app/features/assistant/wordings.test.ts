@@ -29,7 +29,7 @@ withTestDatabase();
 const NOW = new Date("2026-06-20T12:00:00Z");
 const ESTIMATED_MS = 210_000;
 
-type Who = "ada" | "ben" | "maya" | "dan" | "cleo";
+type Who = "ada" | "ben" | "maya" | "dan" | "cleo" | "sam";
 interface SeedPlay {
   who: Who;
   artist: string;
@@ -162,6 +162,13 @@ const PLAYS: SeedPlay[] = [
     track: "Take Five",
     album: "Time Out",
     ms: 324_000,
+  }),
+  // Sam, not followed, shares his journey with everyone.
+  ...series("sam", 3, "2026-06-12T10:00:00Z", 24, {
+    artist: "Bill Evans",
+    track: "Peace Piece",
+    album: "Everybody Digs Bill Evans",
+    ms: 400_000,
   }),
   ...series("cleo", 4, "2026-06-05T10:00:00Z", 24, {
     artist: "John Coltrane",
@@ -541,6 +548,12 @@ const ROWS: Row[] = [
       ),
   },
   {
+    says: ["what is Sam listening to?", "what has sam stranger been playing lately"],
+    intent: { kind: "listening" },
+    answer: () =>
+      overview("[Sam Stranger](/u/sam_s)", "in the last 30 days", tally("sam", ...LAST_30)),
+  },
+  {
     says: ["what has Maya been posting?"],
     intent: { kind: "posts_by" },
     answer: () => containsAll("has 3 posts you can see", "Heaven or Las Vegas", "Airbag", "Roads"),
@@ -687,7 +700,7 @@ beforeAll(async () => {
   cleo = await createTestUser({ username: "cleo_j", displayName: "Cleo Jazz" });
   sam = await createTestUser({ username: "sam_s", displayName: "Sam Stranger" });
   mo = await createTestUser({ username: "mo_m", displayName: "Mo Muted" });
-  const users: Record<Who, TestUser> = { ada, ben, maya, dan, cleo };
+  const users: Record<Who, TestUser> = { ada, ben, maya, dan, cleo, sam };
   for (const who of Object.keys(users) as Who[]) {
     await recordListens({
       userId: users[who].id,
@@ -720,6 +733,12 @@ beforeAll(async () => {
   });
   await saveJourneySettings({
     userId: cleo.id,
+    audience: "everyone",
+    hiddenArtists: [],
+    ...settings,
+  });
+  await saveJourneySettings({
+    userId: sam.id,
     audience: "everyone",
     hiddenArtists: [],
     ...settings,
