@@ -168,12 +168,11 @@ describe("the built-in engine, intent by intent", () => {
 
   it("summarises this year and a year named in the message", async () => {
     const thisYear = await ask("summarise my year");
-    expect(thisYear.text).toContain(`Your ${NOW.getUTCFullYear()} in music: you shared 3 posts.`);
+    expect(thisYear.text).toContain("This year you shared 3 posts");
     expect(thisYear.text).toContain("hyped");
     const last = await ask(`Summarize ${LAST_YEAR}`);
-    expect(last.text).toContain(`Your ${LAST_YEAR} in music: you shared 1 post.`);
+    expect(last.text).toContain(`In ${LAST_YEAR} you shared 1 post`);
     expect(last.text).toContain("Björk");
-    expect(last.text).toContain("March was your busiest month");
     expect(last.text).toContain(`(/post/${ids.old})`);
   });
 
@@ -327,7 +326,9 @@ describe("conversations", () => {
     expect(stored.title).toBe("What can you do?");
     expect(stored.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(stored.messages[1]?.content).toBe(seen.join(""));
-    expect(stored.messages[3]?.content).toContain("You did not post anything in");
+    expect(stored.messages[3]?.content).toContain(
+      "I do not know: you neither played nor posted anything",
+    );
   });
 
   it("keeps what was written when the person stops, marked as stopped", async () => {

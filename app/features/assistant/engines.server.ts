@@ -5,17 +5,20 @@ import { getEnv } from "~/lib/env.server";
 import { lazyModule } from "~/lib/lazy-module.server";
 import { answerWithBuiltin } from "./builtin.server";
 import type { EngineName, MessageRole, PostDraft } from "./constants";
+import type { PeriodSpec } from "./intents";
 import {
   draftPost,
   findArtistFans,
   findPosts,
   getFriendsListening,
   getFriendsPlays,
-  getListeningHistory,
+  getListening,
+  getPersonPosts,
   getRecentActivity,
   getTopArtists,
+  periodRange,
   recommendMusic,
-  summariseYear,
+  summarisePosts,
 } from "./tools.server";
 
 /** What an engine sends while it answers. */
@@ -80,6 +83,7 @@ export function createBuiltinEngine(options: { chunkDelayMs?: number } = {}): As
 const SYSTEM_PROMPT = `You are the music assistant of Soundtrail, a social app where people share the music they listen to with friends.
 Answer only from the person's own data and what others shared with them, through the tools. Never invent posts, people or numbers.
 Answer in a few natural sentences of markdown. Link posts as [title](/post/ID), people as [name](/u/USERNAME), artists and words as [name](/search?q=NAME), tags as [#tag](/search?q=%23tag). Use only ids and usernames the tools returned.
+Numbers about listening come only from listening_stats or summary (the same numbers as the journey page); quote them as they are and link the journeyHref. When a tool has no answer (no plays, a journey not shared, nobody by that name), say plainly that you do not know.
 To draft a post, call draft_post; the person sees the draft as a card they can edit and publish, so do not repeat it in full.`;
 
 /**
@@ -100,6 +104,32 @@ function tool<INPUT, OUTPUT>(definition: Tool<INPUT, OUTPUT>): Tool<INPUT, OUTPU
   return definition;
 }
 
+const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "YYYY-MM-DD");
+const periodInput = z.object({
+  period: z.enum(["week", "month", "year", "all"]).optional(),
+  from: isoDay.optional(),
+  to: isoDay.optional(),
+});
+
+/** A tool's period as the journey takes it: from/to as a custom range, else a rolling window. */
+function periodOfInput(
+  input: z.infer<typeof periodInput>,
+  fallback: "month" | "year-to-date" = "month",
+): PeriodSpec {
+  if (input.from && input.to) {
+    return {
+      kind: "range",
+      from: input.from,
+      to: input.to,
+      name: `from ${input.from} to ${input.to}`,
+    };
+  }
+  if (input.period) return { kind: "rolling", period: input.period };
+  if (fallback === "month") return { kind: "rolling", period: "month" };
+  const today = new Date().toISOString().slice(0, 10);
+  return { kind: "range", from: `${today.slice(0, 4)}-01-01`, to: today, name: "this year" };
+}
+
 /** The data tools as function calls, bound to the person asking. */
 export function assistantTools(viewerId: string) {
   return {
@@ -113,11 +143,18 @@ export function assistantTools(viewerId: string) {
       inputSchema: z.object({ period: z.enum(["week", "month", "year", "all"]) }),
       execute: ({ period }) => getTopArtists({ viewerId, period }),
     }),
-    listening_history: tool({
+    listening_stats: tool({
       description:
-        "The person's own plays (listening history imported or scrobbled) in a period: how many and the most played artists. Prefer it to top_artists when it has plays.",
-      inputSchema: z.object({ period: z.enum(["week", "month", "year", "all", "30days"]) }),
-      execute: ({ period }) => getListeningHistory({ viewerId, period }),
+        "Listening numbers from a journey (the person's own, or someone else's by name or username, as their journey page shows it to the person): plays, listening time in ms, artist count, top artists, albums and tracks, discoveries, longest streak, and the journey link with the same numbers. Period: week, month (last 30 days, the default), year (last 12 months) or all; or from/to (YYYY-MM-DD, both included) for a calendar month, year, season or any range.",
+      inputSchema: periodInput.extend({ person: z.string().min(1).max(100).optional() }),
+      execute: (input) =>
+        getListening({ viewerId, person: input.person ?? null, period: periodOfInput(input) }),
+    }),
+    person_posts: tool({
+      description:
+        "What someone (a name or username) has been posting, as their profile shows it to the person.",
+      inputSchema: z.object({ person: z.string().min(1).max(100) }),
+      execute: ({ person }) => getPersonPosts({ viewerId, person }),
     }),
     friends_plays: tool({
       description:
@@ -130,6 +167,12 @@ export function assistantTools(viewerId: string) {
       inputSchema: z.object({}),
       execute: () => getFriendsListening({ viewerId }),
     }),
+    friends_posts_about: tool({
+      description:
+        "Posts about a topic, artist or #tag from the people the person follows (e.g. jazz tips).",
+      inputSchema: z.object({ topic: z.string().min(1).max(200) }),
+      execute: ({ topic }) => findPosts({ viewerId, query: topic, onlyFollowed: true }),
+    }),
     artist_fans: tool({
       description: "Other people here who posted about an artist.",
       inputSchema: z.object({ artist: z.string().min(1).max(200) }),
@@ -137,14 +180,22 @@ export function assistantTools(viewerId: string) {
     }),
     recommend: tool({
       description:
-        "New artists for the person, from people they follow and people with a similar taste, leaving out what they already posted.",
+        "New artists for the person, from people they follow and people with a similar taste, leaving out every artist they already played or posted.",
       inputSchema: z.object({}),
       execute: () => recommendMusic({ viewerId }),
     }),
-    year_summary: tool({
-      description: "A summary of the person's posts in a year (default: this year).",
-      inputSchema: z.object({ year: z.number().int().min(2000).max(2100).optional() }),
-      execute: ({ year }) => summariseYear({ viewerId, year }),
+    summary: tool({
+      description:
+        "A summary of a period (default: this calendar year): the person's listening (as listening_stats) and their posts (count, top posted artists, mood, busiest month, first post).",
+      inputSchema: periodInput,
+      execute: async (input) => {
+        const period = periodOfInput(input, "year-to-date");
+        const [listening, posts] = await Promise.all([
+          getListening({ viewerId, period }),
+          summarisePosts({ viewerId, ...periodRange(period, new Date()) }),
+        ]);
+        return { listening, posts };
+      },
     }),
     find_posts: tool({
       description: "Posts the person can see about a #tag or some words.",
@@ -206,7 +257,7 @@ export function createLlmEngine(options: LlmEngineOptions): AssistantEngine {
         ];
         const result = streamText({
           model: provider.chatModel(options.model),
-          system: SYSTEM_PROMPT,
+          system: `${SYSTEM_PROMPT}\nToday is ${new Date().toISOString().slice(0, 10)} (UTC).`,
           messages,
           tools: assistantTools(input.viewerId),
           stopWhen: stepCountIs(4),

@@ -1,7 +1,8 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
-import { follows, listens } from "~/db/schema";
+import { follows, listens, posts } from "~/db/schema";
 import { saveJourneySettings } from "~/features/journey/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
@@ -31,7 +32,12 @@ async function play(userId: string, artist: string, times: number, daysAgo = 1) 
 
 describe("the assistant answers from listening history", () => {
   it("understands “what have I been listening to?”", () => {
-    expect(recogniseIntent("What have I been listening to?")).toEqual({ kind: "recent" });
+    expect(recogniseIntent("What have I been listening to?")).toEqual({
+      kind: "listening",
+      person: null,
+      focus: "overview",
+      period: { kind: "rolling", period: "month" },
+    });
   });
 
   it("tells a person with plays what they played, and keeps posts as the fallback", async () => {
@@ -39,13 +45,17 @@ describe("the assistant answers from listening history", () => {
     const quiet = await createTestUser();
     await play(person.id, "Slowdive", 3);
     await play(person.id, "Low", 1);
-    await createTestPost(quiet.id, { title: "Alison", artist: "Slowdive" });
+    const alison = await createTestPost(quiet.id, { title: "Alison", artist: "Slowdive" });
+    await getDb()
+      .update(posts)
+      .set({ createdAt: new Date("2025-06-01T12:00:00Z") })
+      .where(eq(posts.id, alison));
     const answer = await answerWithBuiltin({
       viewerId: person.id,
       message: "What have I been listening to?",
       now: NOW,
     });
-    expect(answer.text).toContain("In the last 30 days you played 4 tracks, most of all");
+    expect(answer.text).toContain("In the last 30 days you played 4 tracks");
     expect(answer.text).toContain("Slowdive](/search?q=Slowdive) (3 plays)");
     const top = await answerWithBuiltin({
       viewerId: person.id,
@@ -59,6 +69,7 @@ describe("the assistant answers from listening history", () => {
       message: "my top artists of all time",
       now: NOW,
     });
+    expect(fallback.text).toContain("from your posts, as your journey has no plays of all time");
     expect(fallback.text).toContain("posted once");
   });
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { followUser } from "~/features/follows/index.server";
+import { loadJourney, recordListens } from "~/features/journey/index.server";
 import { createTestUser, type TestUser } from "../../../tests/support/factories";
 import {
   type ChatRequestBody,
@@ -179,7 +180,7 @@ describe("the OpenAI-compatible engine against a local chat API", () => {
     });
     expect(finished.notice).toBe(LLM_FAILED_NOTICE);
     expect(finished.engine).toBe("builtin");
-    expect(finished.content).toContain("In the last 30 days you shared 2 posts.");
+    expect(finished.content).toContain("In the last 30 days you shared 2 posts");
     expect(finished.content).not.toContain("Let me think");
     await server?.closedByClient;
     const stored = await getConversation({ userId: me.id, conversationId: turn.conversationId });
@@ -208,5 +209,88 @@ describe("the OpenAI-compatible engine against a local chat API", () => {
       engine: "llm",
     });
     await server?.closedByClient;
+  });
+
+  it("gives the model the journey's own numbers, for the person asking and for someone else", async () => {
+    const listener = await createTestUser({ username: "llm_listener" });
+    const day = 86_400_000;
+    const at = (msAgo: number, i: number) => Math.floor((Date.now() - msAgo - i * 600_000) / 1000);
+    await recordListens({
+      userId: listener.id,
+      listens: [
+        ...Array.from({ length: 6 }, (_, i) => ({
+          listenedAt: at(2 * day, i),
+          artistName: "Slowdive",
+          trackName: "Alison",
+          releaseName: "Souvlaki",
+          durationMs: 230_000,
+        })),
+        ...Array.from({ length: 3 }, (_, i) => ({
+          listenedAt: at(3 * day, i),
+          artistName: "Low",
+          trackName: "Lullaby",
+          releaseName: null,
+          durationMs: null,
+        })),
+        ...Array.from({ length: 4 }, (_, i) => ({
+          listenedAt: at(45 * day, i),
+          artistName: "Portishead",
+          trackName: "Roads",
+          releaseName: "Dummy",
+          durationMs: 305_000,
+        })),
+      ],
+    });
+    const engine = await engineWith((_, index) =>
+      index === 0
+        ? { kind: "tool", name: "listening_stats", args: { period: "month" }, id: "call_mine" }
+        : index === 1
+          ? {
+              kind: "tool",
+              name: "listening_stats",
+              args: { person: "llm_stranger", from: "2026-01-01", to: "2026-03-31" },
+              id: "call_theirs",
+            }
+          : { kind: "text", pieces: ["You played Slowdive most."] },
+    );
+    await collect(
+      engine.reply({
+        viewerId: listener.id,
+        message: "what have I been listening to lately, and what does llm_stranger play?",
+        history: [],
+        signal: new AbortController().signal,
+      }),
+    );
+    const tools = server?.requests[0]?.tools?.map((t) => t.function.name);
+    expect(tools).toEqual(
+      expect.arrayContaining(["listening_stats", "person_posts", "friends_posts_about", "summary"]),
+    );
+    const page = await loadJourney({
+      viewerId: listener.id,
+      owner: { id: listener.id, username: listener.username, displayName: "" },
+      params: new URLSearchParams({ period: "month" }),
+    });
+    if (page.state !== "shown") throw new Error(page.state);
+    const mine = toolMessages(server?.requests[1]).find((m) => m.tool_call_id === "call_mine");
+    const numbers = JSON.parse(String(mine?.content));
+    expect(numbers).toMatchObject({
+      state: "shown",
+      isOwner: true,
+      period: "in the last 30 days",
+      journeyHref: `/u/${listener.username}/journey?period=month`,
+      plays: page.stats.totals.plays,
+      listeningMs: page.stats.totals.listeningMs,
+      estimatedPlays: page.stats.totals.estimatedPlays,
+    });
+    expect(numbers.plays).toBe(9);
+    expect(numbers.topArtists).toEqual(
+      page.stats.topArtists.map((a) => ({ name: a.name, artist: null, plays: a.plays })),
+    );
+    // Someone whose journey is for their followers: the model is told so, with no numbers.
+    const theirs = toolMessages(server?.requests[2]).find((m) => m.tool_call_id === "call_theirs");
+    const hidden = JSON.parse(String(theirs?.content));
+    expect(hidden).toMatchObject({ state: "hidden", audience: "followers" });
+    expect(hidden.message).toContain("shares their journey with followers only");
+    expect(hidden).not.toHaveProperty("plays");
   });
 });

@@ -2,12 +2,21 @@ import { sql } from "drizzle-orm";
 import { shownName } from "~/core/person";
 import { canSeePost } from "~/core/visibility.server";
 import { getDb, rowsOf } from "~/db/client.server";
-import { follows, journeySettings, listens, posts, profiles } from "~/db/schema";
-import { canSeeJourney } from "~/features/journey/index.server";
+import { follows, listens, posts, profiles } from "~/db/schema";
+import {
+  canSeeJourney,
+  type JourneyStats,
+  loadJourneyStats,
+  PERIOD_LABELS,
+  periodSearch,
+} from "~/features/journey/index.server";
+import { getProfile } from "~/features/people/index.server";
 import type { PostKind } from "~/features/posts";
+import { listProfilePosts } from "~/features/posts/index.server";
 import { normalizeQuery, tagOfQuery } from "~/features/search";
 import { listTagPosts, type PostResult, searchPosts } from "~/features/search/index.server";
 import type { PostDraft } from "./constants";
+import type { PeriodSpec } from "./intents";
 
 /*
  * The assistant's data tools (issue 14). Both engines answer only from these, and every query
@@ -105,6 +114,37 @@ async function artistCounts(options: {
       limit ${limit}`),
   );
   return rows.map((r) => ({ artist: r.artist, postCount: Number(r.n) }));
+}
+
+/**
+ * The days of a period as the journey resolves them: rolling windows end with today (UTC,
+ * included) and last 7, 30 or 365 days; ranges are their days; all time has no start.
+ */
+export function periodRange(period: PeriodSpec, now: Date): { since: Date | null; until: Date } {
+  const tomorrow = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 + 86_400_000);
+  if (period.kind === "range") {
+    const until = new Date(Date.parse(`${period.to}T00:00:00Z`) + 86_400_000);
+    return {
+      since: new Date(`${period.from}T00:00:00Z`),
+      until: until.getTime() > tomorrow.getTime() ? tomorrow : until,
+    };
+  }
+  const days = { week: 7, month: 30, year: 365, all: 0 }[period.period];
+  return {
+    since: days ? new Date(tomorrow.getTime() - days * 86_400_000) : null,
+    until: tomorrow,
+  };
+}
+
+/** The person's most posted artists in a period given as the journey takes it. */
+export async function getTopPostedArtists(options: {
+  viewerId: string;
+  period: PeriodSpec;
+  now?: Date;
+  limit?: number;
+}): Promise<ArtistCount[]> {
+  const { since, until } = periodRange(options.period, options.now ?? new Date());
+  return artistCounts({ viewerId: options.viewerId, since, until, limit: options.limit ?? 5 });
 }
 
 /** The person's most posted artists in a period. */
@@ -236,9 +276,9 @@ export interface Recommendation {
 }
 
 /**
- * Artists the person has never posted about, shared by the people they follow and by people
- * with a similar taste (who posted about an artist the person also posted about); the more
- * people shared it, the higher. Only posts the person may see.
+ * Artists the person has never posted about nor played (their listening history), shared by the
+ * people they follow and by people with a similar taste (who posted about an artist the person
+ * also posted about); the more people shared it, the higher. Only posts the person may see.
  */
 export async function recommendMusic(options: {
   viewerId: string;
@@ -252,6 +292,9 @@ export async function recommendMusic(options: {
       with mine as (
         select distinct ${artistKey} as k from ${posts}
         where ${posts.authorId} = ${viewerId} and ${artistKey} is not null
+        union
+        select soundtrail_fold(min(${listens.artistName})) from ${listens}
+        where ${listens.userId} = ${viewerId} group by ${listens.artistKey}
       ), my_titles as (
         select distinct ${titleKey} as k from ${posts} where ${posts.authorId} = ${viewerId}
       ), friends as (
@@ -310,10 +353,23 @@ export async function summariseYear(options: {
   year?: number;
   now?: Date;
 }): Promise<YearSummary> {
-  const { viewerId } = options;
   const year = options.year ?? (options.now ?? new Date()).getUTCFullYear();
-  const since = new Date(Date.UTC(year, 0, 1));
-  const until = new Date(Date.UTC(year + 1, 0, 1));
+  const summary = await summarisePosts({
+    viewerId: options.viewerId,
+    since: new Date(Date.UTC(year, 0, 1)),
+    until: new Date(Date.UTC(year + 1, 0, 1)),
+  });
+  return { year, ...summary };
+}
+
+/** The person's posts in [since, until): how many, top artists, mood, busiest month, the first. */
+export async function summarisePosts(options: {
+  viewerId: string;
+  since: Date | null;
+  until: Date;
+}): Promise<Omit<YearSummary, "year">> {
+  const { viewerId, until } = options;
+  const since = options.since ?? new Date(Date.UTC(1990, 0, 1));
   const inYear = sql`${posts.authorId} = ${viewerId} and ${canSeePost(viewerId)}
     and ${posts.createdAt} >= ${since.toISOString()}::timestamptz
     and ${posts.createdAt} < ${until.toISOString()}::timestamptz`;
@@ -337,7 +393,6 @@ export async function summariseYear(options: {
   const month = rowsOf<{ month: number; n: number }>(months)[0];
   const firstRow = rowsOf<PostRow>(first)[0];
   return {
-    year,
     postCount: Number(stat?.n ?? 0),
     artists,
     topMood: stat?.mood ?? null,
@@ -354,20 +409,28 @@ export async function findPosts(options: {
   viewerId: string;
   query: string;
   limit?: number;
+  /** Only posts of the people the person follows ("jazz tips from people I follow"). */
+  onlyFollowed?: boolean;
 }): Promise<{ query: string; tag: string | null; posts: PostRef[] }> {
   const { viewerId } = options;
   const query = normalizeQuery(options.query);
   const limit = options.limit ?? 5;
+  const followedBy = options.onlyFollowed ? viewerId : undefined;
   if (!query) return { query, tag: null, posts: [] };
   const tag = tagOfQuery(query.startsWith("#") ? query : `#${query}`);
+  let tagged: PostRef[] = [];
   if (tag) {
-    const tagged = await listTagPosts({ viewerId, tag, limit });
-    if (tagged.page.items.length > 0 || query.startsWith("#")) {
-      return { query, tag, posts: tagged.page.items.map(fromSearch) };
+    const found = await listTagPosts({ viewerId, tag, limit, followedBy });
+    tagged = found.page.items.map(fromSearch);
+    if (query.startsWith("#") || (tagged.length > 0 && !followedBy)) {
+      return { query, tag, posts: tagged };
     }
   }
-  const found = await searchPosts({ viewerId, query, limit });
-  return { query, tag: null, posts: found.items.map(fromSearch) };
+  // From friends, a word is a tag and also words in titles, artists and notes ("jazz").
+  const found = await searchPosts({ viewerId, query: query.replace(/^#/, ""), limit, followedBy });
+  const seen = new Set(tagged.map((p) => p.id));
+  const posts = [...tagged, ...found.items.map(fromSearch).filter((p) => !seen.has(p.id))];
+  return { query, tag: tagged.length > 0 ? tag : null, posts: posts.slice(0, limit) };
 }
 
 /**
@@ -413,43 +476,212 @@ export async function draftPost(options: {
   };
 }
 
-export interface PlayedArtist {
-  artist: string;
+/* ------------------------------------------------------------ listening (the journey) */
+
+/** The journey page's query for a period: its rolling windows, or a custom range of days. */
+export function journeyParams(period: PeriodSpec): URLSearchParams {
+  if (period.kind === "rolling") return new URLSearchParams({ period: period.period });
+  return new URLSearchParams({ period: "custom", from: period.from, to: period.to });
+}
+
+/** How an answer says a period: "in the last 30 days", "in March 2026", "this year". */
+export function periodWords(period: PeriodSpec): string {
+  if (period.kind === "range") return period.name;
+  if (period.period === "all") return "of all time";
+  return `in the ${PERIOD_LABELS[period.period].toLowerCase()}`;
+}
+
+export interface Person {
+  id: string;
+  username: string;
+  displayName: string;
+}
+
+export interface RankedPlay {
+  name: string;
+  /** Whose album or track (null for artists). */
+  artist: string | null;
   plays: number;
 }
 
-/**
- * The person's own listening history in a period (plays, not posts): how many plays and the
- * most played artists. Only ever the person's own plays, hidden artists included (they hid
- * them from others, not from themselves).
- */
-export async function getListeningHistory(options: {
-  viewerId: string;
-  /** A calendar period as for posts, or the 30 days before `now`. */
-  period: Period | "30days";
-  now?: Date;
-  limit?: number;
-}): Promise<{ period: Period | "30days"; plays: number; artists: PlayedArtist[] }> {
-  const now = options.now ?? new Date();
-  const since =
-    options.period === "30days"
-      ? new Date(now.getTime() - 30 * 86_400_000)
-      : periodStart(options.period, now);
-  const rows = rowsOf<{ artist: string; plays: number; total: number }>(
-    await getDb().execute(sql`
-      select mode() within group (order by ${listens.artistName}) as artist, count(*)::int as plays,
-        sum(count(*)) over ()::int as total
-      from ${listens}
-      where ${listens.userId} = ${options.viewerId}
-        ${since ? sql`and ${listens.listenedAt} >= ${since.toISOString()}::timestamptz` : sql``}
-      group by ${listens.artistKey}
-      order by plays desc, ${listens.artistKey}
-      limit ${Math.min(options.limit ?? 5, 20)}`),
-  );
+/** A journey's numbers for a period as the viewer may see them, JSON-ready for both engines. */
+export type ListeningAnswer =
+  | { state: "unknown_person"; name: string }
+  | { state: "hidden"; person: Person; audience: string; message: string }
+  /** The period cannot be shown (it starts in the future, or too long ago). */
+  | { state: "bad_period"; person: Person; message: string }
+  | {
+      state: "shown";
+      person: Person;
+      isOwner: boolean;
+      /** The words for the period, and the journey page showing the same numbers. */
+      period: string;
+      journeyHref: string;
+      plays: number;
+      listeningMs: number;
+      estimatedPlays: number;
+      artistCount: number;
+      topArtists: RankedPlay[];
+      topAlbums: RankedPlay[];
+      topTracks: RankedPlay[];
+      discoveries: number;
+      longestStreakDays: number | null;
+    };
+
+/** What the journey page says when it is not shared with the viewer (the same words). */
+export function hiddenJourneyMessage(name: string, audience: string): string {
+  return audience === "followers"
+    ? `${name} shares their journey with followers only.`
+    : audience === "only_me"
+      ? `${name} keeps their journey private.`
+      : `${name}'s journey is not available to you.`;
+}
+
+function shownStats(stats: JourneyStats) {
   return {
-    period: options.period,
-    plays: Number(rows[0]?.total ?? 0),
-    artists: rows.map((r) => ({ artist: r.artist, plays: Number(r.plays) })),
+    plays: stats.totals.plays,
+    listeningMs: stats.totals.listeningMs,
+    estimatedPlays: stats.totals.estimatedPlays,
+    artistCount: stats.totals.artists,
+    topArtists: stats.topArtists.map((a) => ({ name: a.name, artist: null, plays: a.plays })),
+    topAlbums: stats.topAlbums.map((a) => ({ name: a.name, artist: a.artistName, plays: a.plays })),
+    topTracks: stats.topTracks.map((a) => ({ name: a.name, artist: a.artistName, plays: a.plays })),
+    discoveries: stats.discoveries.count,
+    longestStreakDays: stats.streaks.longest?.days ?? null,
+  };
+}
+
+/**
+ * Someone's listening in a period, as their journey page shows it to the viewer: the journey's
+ * own access rule (audience, blocks, hidden artists) and its own stats code for the same period
+ * (loadJourneyStats), so the assistant never has numbers of its own.
+ */
+export async function getListening(options: {
+  viewerId: string;
+  /** A name or username; none for the person asking. */
+  person?: string | null;
+  period: PeriodSpec;
+  now?: Date;
+}): Promise<ListeningAnswer> {
+  const { viewerId } = options;
+  const person = options.person
+    ? await findPerson({ viewerId, name: options.person })
+    : await personById(viewerId);
+  if (!person) return { state: "unknown_person", name: options.person ?? "" };
+  const params = journeyParams(options.period);
+  const view = await loadJourneyStats({ viewerId, ownerId: person.id, params, now: options.now });
+  if (view.state === "hidden") {
+    return {
+      state: "hidden",
+      person,
+      audience: view.audience,
+      message: hiddenJourneyMessage(person.displayName, view.audience),
+    };
+  }
+  if (view.period.error) return { state: "bad_period", person, message: view.period.error };
+  return {
+    state: "shown",
+    person,
+    isOwner: view.isOwner,
+    period: periodWords(options.period),
+    journeyHref: `/u/${encodeURIComponent(person.username)}/journey${periodSearch(view.period)}`,
+    ...shownStats(view.stats),
+  };
+}
+
+async function personById(userId: string): Promise<Person | null> {
+  const rows = rowsOf<{ id: string; username: string; display_name: string | null }>(
+    await getDb().execute(sql`select ${profiles.userId} as id, ${profiles.username} as username,
+      ${profiles.displayName} as display_name from ${profiles} where ${profiles.userId} = ${userId}`),
+  );
+  const row = rows[0];
+  return row
+    ? { id: row.id, username: row.username, displayName: row.display_name || row.username }
+    : null;
+}
+
+/**
+ * The person a name in a question means: a username (with or without @), a display name, a first
+ * name or a near spelling of one; people the asker follows first. Banned accounts are nobody.
+ */
+export async function findPerson(options: {
+  viewerId: string;
+  name: string;
+}): Promise<Person | null> {
+  // "ben okafor", then "ben": a question's name may run into the words after it.
+  const words = normalizeQuery(options.name.replace(/^@/, ""), 100).split(" ");
+  for (let n = words.length; n > 0; n--) {
+    const found = await personNamed(options.viewerId, words.slice(0, n).join(" "));
+    if (found) return found;
+  }
+  return null;
+}
+
+async function personNamed(viewerId: string, name: string): Promise<Person | null> {
+  if (!name) return null;
+  const options = { viewerId };
+  const rows = rowsOf<{ id: string; username: string; display_name: string | null }>(
+    await getDb().execute(sql`
+      with candidates as (
+        select ${profiles.userId} as id, ${profiles.username} as username,
+          ${profiles.displayName} as display_name,
+          lower(${profiles.username}) = lower(${name}) as same_username,
+          soundtrail_fold(coalesce(${profiles.displayName}, '')) = soundtrail_fold(${name}) as same_name,
+          soundtrail_fold(coalesce(${profiles.displayName}, '')) like soundtrail_fold(${name}) || ' %' as first_name,
+          greatest(similarity(soundtrail_fold(coalesce(${profiles.displayName}, '')), soundtrail_fold(${name})),
+            similarity(lower(${profiles.username}), lower(${name}))) as score,
+          exists (select 1 from ${follows} where ${follows.followerId} = ${options.viewerId}
+            and ${follows.followeeId} = ${profiles.userId}) as followed
+        from ${profiles}
+        where not exists (select 1 from "user" u where u.id = ${profiles.userId} and u.banned)
+      )
+      select id, username, display_name from candidates
+      where same_username or same_name or first_name or score >= 0.45
+      order by same_username desc, same_name desc, followed desc, first_name desc, score desc, username
+      limit 1`),
+  );
+  const row = rows[0];
+  return row
+    ? { id: row.id, username: row.username, displayName: row.display_name || row.username }
+    : null;
+}
+
+/** What someone has been posting, as their profile shows it to the viewer (the same rule). */
+export async function getPersonPosts(options: {
+  viewerId: string;
+  person: string;
+  limit?: number;
+}): Promise<
+  | { state: "unknown_person"; name: string }
+  | {
+      state: "shown";
+      person: Person;
+      /** The viewer blocked them (their posts are hidden both ways, as the profile says). */
+      youBlocked: boolean;
+      postCount: number;
+      posts: PostRef[];
+    }
+> {
+  const { viewerId } = options;
+  const person = await findPerson({ viewerId, name: options.person });
+  if (!person) return { state: "unknown_person", name: options.person };
+  const [profile, page] = await Promise.all([
+    getProfile({ viewerId, username: person.username }),
+    listProfilePosts({ viewerId, authorId: person.id, limit: options.limit ?? 5 }),
+  ]);
+  return {
+    state: "shown",
+    person,
+    youBlocked: profile?.hasBlocked ?? false,
+    postCount: profile?.postCount ?? 0,
+    posts: page.posts.map((p) => ({
+      id: p.id,
+      kind: p.kind,
+      title: p.title,
+      artist: p.artist,
+      createdAt: p.createdAt,
+      author: { username: person.username, displayName: person.displayName },
+    })),
   };
 }
 
@@ -461,44 +693,45 @@ export interface FriendListening {
 }
 
 /**
- * What the people the person follows played most in the last 30 days, from their journeys, only
- * for journeys the person may see (the journey audience rule) and without their hidden artists.
+ * What the people the person follows played most in the last 30 days: each one's journey as
+ * the person may see it (its access rule, hidden artists left out, the same stats code), for up
+ * to ten of them, the most recent listeners first.
  */
 export async function getFriendsPlays(options: {
   viewerId: string;
   now?: Date;
 }): Promise<{ friends: FriendListening[] }> {
-  const since = new Date((options.now ?? new Date()).getTime() - 30 * 86_400_000);
-  const rows = rowsOf<{
-    username: string;
-    display_name: string | null;
-    artist: string;
-    plays: number;
-  }>(
+  const { viewerId } = options;
+  const rows = rowsOf<{ id: string; username: string; display_name: string | null }>(
     await getDb().execute(sql`
-      select ${profiles.username} as username, ${profiles.displayName} as display_name,
-        t.artist, t.plays
-      from ${follows}
-      join ${profiles} on ${profiles.userId} = ${follows.followeeId}
-      cross join lateral (
-        select mode() within group (order by l.artist_name) as artist, count(*)::int as plays
-        from ${listens} l
-        where l.user_id = ${follows.followeeId} and l.listened_at >= ${since.toISOString()}::timestamptz
-          and not (l.artist_key = any(coalesce((select ${journeySettings.hiddenArtists} from ${journeySettings}
-            where ${journeySettings.userId} = ${follows.followeeId}), '{}'::text[])))
-        group by l.artist_key order by plays desc, l.artist_key limit 1
-      ) t
-      where ${follows.followerId} = ${options.viewerId}
-        and ${canSeeJourney(options.viewerId, follows.followeeId)}
-      order by t.plays desc, ${profiles.username}
+      select ${profiles.userId} as id, ${profiles.username} as username,
+        ${profiles.displayName} as display_name
+      from ${follows} join ${profiles} on ${profiles.userId} = ${follows.followeeId}
+      cross join lateral (select max(l.listened_at) as last from ${listens} l
+        where l.user_id = ${follows.followeeId}) latest
+      where ${follows.followerId} = ${viewerId} and latest.last is not null
+        and ${canSeeJourney(viewerId, follows.followeeId)}
+      order by latest.last desc, ${profiles.username}
       limit 10`),
   );
-  return {
-    friends: rows.map((r) => ({
-      username: r.username,
-      displayName: r.display_name || r.username,
-      artist: r.artist,
-      plays: Number(r.plays),
-    })),
-  };
+  const period: PeriodSpec = { kind: "rolling", period: "month" };
+  const friends: FriendListening[] = [];
+  for (const row of rows) {
+    const view = await loadJourneyStats({
+      viewerId,
+      ownerId: row.id,
+      params: journeyParams(period),
+      now: options.now,
+    });
+    const top = view.state === "shown" ? view.stats.topArtists[0] : undefined;
+    if (!top) continue;
+    friends.push({
+      username: row.username,
+      displayName: row.display_name || row.username,
+      artist: top.name,
+      plays: top.plays,
+    });
+  }
+  friends.sort((a, b) => b.plays - a.plays || a.username.localeCompare(b.username));
+  return { friends };
 }

@@ -53,6 +53,56 @@ async function hasPlays(userId: string, hidden: string[]): Promise<boolean> {
   return Boolean(row);
 }
 
+/** A period's stats as the journey page computes them: the period from `params`, then the stats. */
+async function periodStatsOf(options: {
+  ownerId: string;
+  hiddenArtists: string[];
+  params: URLSearchParams;
+  now?: Date;
+}) {
+  const { start, end, ...period } = resolvePeriod(options.params, options.now);
+  const stats = await getJourneyStats({
+    userId: options.ownerId,
+    start,
+    end,
+    hiddenArtists: options.hiddenArtists,
+    now: options.now,
+  });
+  return { start, end, period, stats };
+}
+
+/** A journey's stats for a period, as the viewer may see them (what other features read). */
+export type JourneyStatsView =
+  | { state: "hidden"; audience: JourneyAudience }
+  | {
+      state: "shown";
+      isOwner: boolean;
+      period: Omit<ResolvedPeriod, "start" | "end">;
+      stats: JourneyStats;
+    };
+
+/**
+ * The numbers of the journey page (`/u/<username>/journey` + `params`) without the rest of the
+ * page: the same access rule (audience, blocks, hidden artists), the same period and the same
+ * stats code, so whoever quotes them (the assistant) says what the page shows.
+ */
+export async function loadJourneyStats(options: {
+  viewerId: string | null;
+  ownerId: string;
+  params: URLSearchParams;
+  now?: Date;
+}): Promise<JourneyStatsView> {
+  const access = await getJourneyAccess({ viewerId: options.viewerId, ownerId: options.ownerId });
+  if (!access.allowed) return { state: "hidden", audience: access.audience };
+  const { period, stats } = await periodStatsOf({
+    ownerId: options.ownerId,
+    hiddenArtists: access.hiddenArtists,
+    params: options.params,
+    now: options.now,
+  });
+  return { state: "shown", isOwner: access.isOwner, period, stats };
+}
+
 /** The full journey of `owner` as the viewer may see it, for the period in `params`. */
 export async function loadJourney(options: {
   viewerId: string | null;
@@ -66,12 +116,10 @@ export async function loadJourney(options: {
   if (!(await hasPlays(owner.id, access.hiddenArtists))) {
     return { state: "empty", owner, isOwner: access.isOwner };
   }
-  const { start, end, ...period } = resolvePeriod(options.params, options.now);
-  const stats = await getJourneyStats({
-    userId: owner.id,
-    start,
-    end,
+  const { start, end, period, stats } = await periodStatsOf({
+    ownerId: owner.id,
     hiddenArtists: access.hiddenArtists,
+    params: options.params,
     now: options.now,
   });
   const postStart = start ?? new Date(`${stats.start ?? stats.end}T00:00:00Z`);

@@ -76,6 +76,15 @@ interface SearchOptions {
   query: string;
   cursor?: string | null;
   limit?: number;
+  /** Only posts of the people this person follows (the assistant's "from people I follow"). */
+  followedBy?: string;
+}
+
+/** The posts of the people `followerId` follows (true without one). */
+function byFollowed(followerId: string | undefined): SQL {
+  if (!followerId) return sql`true`;
+  return sql`exists (select 1 from ${follows} where ${follows.followerId} = ${followerId}
+    and ${follows.followeeId} = ${posts.authorId})`;
 }
 
 function pageSize(limit: number | undefined): number {
@@ -315,7 +324,7 @@ export async function searchPosts(options: SearchOptions): Promise<SearchPage<Po
   const tsq = textQuery(query);
   return pageOfPosts({
     viewerId: options.viewerId,
-    match: sql`${searchVector} @@ ${tsq}`,
+    match: sql`${searchVector} @@ ${tsq} and ${byFollowed(options.followedBy)}`,
     rank: sql`ts_rank(${searchVector}, ${tsq})::float8`,
     candidates: SEARCH_RANKED_MATCHES,
     cursor: options.cursor,
@@ -329,11 +338,13 @@ export async function listTagPosts(options: {
   tag: string;
   cursor?: string | null;
   limit?: number;
+  /** Only posts of the people this person follows. */
+  followedBy?: string;
 }): Promise<{ tag: string; postCount: number | null; page: SearchPage<PostResult> }> {
   const { viewerId } = options;
   const tag = tagOfQuery(`#${normalizeQuery(options.tag).replace(/^#/, "")}`);
   if (!tag) return { tag: options.tag, postCount: 0, page: { items: [], nextCursor: null } };
-  const match = sql`${postTags} @> array[${tag}]::text[]`;
+  const match = sql`${postTags} @> array[${tag}]::text[] and ${byFollowed(options.followedBy)}`;
   const [page, count] = await Promise.all([
     pageOfPosts({
       viewerId,
