@@ -37,7 +37,13 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
   // What the person's players send shows here as it arrives (recent listens, now playing).
   const revalidator = useRevalidator();
   useLiveEvents((event) => {
-    if (event.type === "listens" && revalidator.state === "idle") void revalidator.revalidate();
+    if (
+      event.type === "listens" &&
+      event.data.userId === loaderData.viewerId &&
+      revalidator.state === "idle"
+    ) {
+      void revalidator.revalidate();
+    }
   });
   return (
     <ProfileView
