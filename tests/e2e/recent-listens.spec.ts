@@ -116,6 +116,106 @@ test.describe
       expect(await count.json()).toEqual({ payload: { count: 2 } });
     });
 
+    test("a follower sees them live on the journey page; loves and a delete there, the numbers follow", async ({
+      browser,
+      request,
+    }) => {
+      test.setTimeout(150_000);
+      const fan = await signUp(browser, request, `fan${run}`, "Fay Follower");
+      const fanPage = await pageAs(browser, fan);
+      await gotoHydrated(fanPage, `/u/${person.username}`);
+      await fanPage.getByRole("button", { name: "Follow Rita Recent" }).click();
+      await expect(fanPage.getByRole("button", { name: "Following Rita Recent" })).toBeVisible();
+
+      // Both open the journey (all time), each page's live stream open on the server.
+      const journey = `/u/${person.username}/journey?period=all`;
+      const openJourney = async (page: Page) => {
+        const stream = page.waitForResponse(
+          (response) =>
+            new URL(response.url()).pathname === "/api/events" && response.status() === 200,
+        );
+        await gotoHydrated(page, journey);
+        await stream;
+        return page.getByRole("region", { name: "Recent listens" });
+      };
+      const ownerPage = await pageAs(browser, person);
+      const mine = await openJourney(ownerPage);
+      const theirs = await openJourney(fanPage);
+      const plays = (page: Page) =>
+        page.locator("dt", { hasText: /^Plays$/ }).locator("xpath=following-sibling::dd[1]");
+      for (const [page, section] of [
+        [ownerPage, mine],
+        [fanPage, theirs],
+      ] as const) {
+        await expect(
+          section.getByRole("list", { name: "Recent listens" }).getByRole("listitem"),
+        ).toHaveCount(2);
+        await expect(plays(page)).toHaveText("2");
+      }
+      await expectNoAxeViolations(fanPage);
+
+      // The player sends a play and what is playing now: both pages follow without a reload,
+      // "now playing" on top of the listens, the journey's numbers once its aggregates are done.
+      const headers = { Authorization: `Token ${token}`, "Content-Type": "application/json" };
+      const sent = await request.post("/1/submit-listens", {
+        headers,
+        data: {
+          listen_type: "single",
+          payload: [
+            {
+              listened_at: Math.floor(Date.now() / 1000) - 120,
+              track_metadata: { artist_name: "Broadcast", track_name: "Pendulum" },
+            },
+          ],
+        },
+      });
+      expect(sent.status()).toBe(200);
+      await request.post("/1/submit-listens", {
+        headers,
+        data: {
+          listen_type: "playing_now",
+          payload: [{ track_metadata: { artist_name: "Low", track_name: "Monkey" } }],
+        },
+      });
+      for (const [page, section] of [
+        [ownerPage, mine],
+        [fanPage, theirs],
+      ] as const) {
+        await expect(section.getByRole("region", { name: "Now playing" })).toContainText("Monkey");
+        const list = section.getByRole("list", { name: "Recent listens" });
+        await expect(list.getByRole("listitem")).toHaveCount(3);
+        await expect(list.getByRole("listitem").first()).toContainText("Pendulum");
+        await expect(plays(page)).toHaveText("3");
+      }
+
+      // The follower loves one (their own love), the owner deletes another on the journey page:
+      // it leaves both pages and the numbers follow, live.
+      const fanHeart = theirs.getByRole("button", { name: "Love Pendulum by Broadcast" });
+      await fanHeart.click();
+      await expect(fanHeart).toHaveAttribute("aria-pressed", "true");
+      await expect(theirs.getByRole("button", { name: /^Delete this listen/ })).toHaveCount(0);
+      await mine
+        .getByRole("button", { name: "Delete this listen of Come On Let's Go by Broadcast" })
+        .click();
+      for (const [page, section] of [
+        [ownerPage, mine],
+        [fanPage, theirs],
+      ] as const) {
+        const list = section.getByRole("list", { name: "Recent listens" });
+        await expect(list.getByRole("listitem")).toHaveCount(2);
+        await expect(list.getByText("Come On Let's Go")).toHaveCount(0);
+        await expect(plays(page)).toHaveText("2");
+      }
+      const count = await request.get(`/1/user/${person.username}/listen-count`, {
+        headers: { Authorization: `Token ${token}` },
+      });
+      expect(await count.json()).toEqual({ payload: { count: 2 } });
+      // The owner's loves stay theirs: the follower's heart is not on the owner's page.
+      await expect(
+        mine.getByRole("button", { name: "Love Pendulum by Broadcast" }),
+      ).toHaveAttribute("aria-pressed", "false");
+    });
+
     test("someone the journey is not shared with sees no recent listens", async ({
       browser,
       request,
