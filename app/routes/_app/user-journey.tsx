@@ -1,4 +1,4 @@
-import { data, useRevalidator } from "react-router";
+import { data } from "react-router";
 import { getViewer, requireUser } from "~/features/auth/guards.server";
 import { chapterSchema, saveChapter } from "~/features/journey/chapters.server";
 import { JourneyPage } from "~/features/journey/components/journey-view";
@@ -8,7 +8,7 @@ import { loadJourney } from "~/features/journey/journey-page.server";
 import { listLovedTracks, listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { postRecap, recapPostSchema } from "~/features/journey/recap.server";
 import { getProfile } from "~/features/people/people.server";
-import { useLiveEvents } from "~/features/realtime";
+import { useLiveRevalidation } from "~/features/realtime";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
 import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
@@ -118,12 +118,7 @@ export default function UserJourney({ loaderData, actionData }: Route.ComponentP
   const profilePath = `/u/${view.owner.username}`;
   // Listens, "now playing" and the journey's numbers follow what the person's players send,
   // for readers the journey lets in (the server tells only them).
-  const revalidator = useRevalidator();
-  useLiveEvents((event) => {
-    if (event.type === "listens" && event.data.userId === ownerId && revalidator.state === "idle") {
-      void revalidator.revalidate();
-    }
-  });
+  useLiveRevalidation((event) => event.type === "listens" && event.data.userId === ownerId);
   return (
     <JourneyPage
       view={view}

@@ -1,4 +1,4 @@
-import { data, useRevalidator } from "react-router";
+import { data } from "react-router";
 import { getViewer } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
 import { RecentListensSection } from "~/features/journey/components/recent-listens";
@@ -6,7 +6,7 @@ import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.ser
 import { listLovedTracks, listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
-import { useLiveEvents } from "~/features/realtime";
+import { useLiveRevalidation } from "~/features/realtime";
 import { getEnv } from "~/lib/env.server";
 import { skipRevalidationAfter } from "~/lib/revalidation";
 import type { Route } from "./+types/user";
@@ -62,16 +62,9 @@ export const shouldRevalidate = skipRevalidationAfter("/api/like", "/api/report"
 export default function UserProfile({ loaderData }: Route.ComponentProps) {
   // What this person's players send shows as it arrives, for readers their journey lets in
   // (the server tells only them).
-  const revalidator = useRevalidator();
-  useLiveEvents((event) => {
-    if (
-      event.type === "listens" &&
-      event.data.userId === loaderData.profile.id &&
-      revalidator.state === "idle"
-    ) {
-      void revalidator.revalidate();
-    }
-  });
+  useLiveRevalidation(
+    (event) => event.type === "listens" && event.data.userId === loaderData.profile.id,
+  );
   return (
     <ProfileView
       data={loaderData}
