@@ -45,12 +45,13 @@ export function canSeePost(viewerId: string | null, p: PostColumns = posts): SQL
  * themself, or across no block an `everyone` journey, or a `followers` one (the default, also
  * without a settings row) of someone they follow.
  */
-export function journeyOpenTo(reader: SQLWrapper, ownerId: string): SQL {
+export function journeyOpenTo(reader: SQLWrapper, ownerId: string | SQLWrapper): SQL {
+  const owner = typeof ownerId === "string" ? sql`${ownerId}` : ownerId;
   const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
-    where ${journeySettings.userId} = ${ownerId}), 'followers')`;
-  return sql`(${reader} = ${ownerId} or (
-    not ${blockedBetween(sql`${ownerId}`, reader)}
+    where ${journeySettings.userId} = ${owner}), 'followers')`;
+  return sql`(${reader} = ${owner} or (
+    not ${blockedBetween(owner, reader)}
     and (${audience} = 'everyone'
       or (${audience} = 'followers' and exists (select 1 from ${follows}
-        where ${follows.followerId} = ${reader} and ${follows.followeeId} = ${ownerId})))))`;
+        where ${follows.followerId} = ${reader} and ${follows.followeeId} = ${owner})))))`;
 }

@@ -117,7 +117,8 @@ test.describe
       browser,
       request,
     }) => {
-      test.setTimeout(150_000);
+      // Two sign-ups, four pages and a background job on a shared machine: minutes, not seconds.
+      test.setTimeout(300_000);
       const fan = await signUp(browser, request, `fan${run}`, "Fay Follower");
       const fanPage = await pageAs(browser, fan);
       await gotoHydrated(fanPage, `/u/${person.username}`);
