@@ -19,8 +19,11 @@ export type LiveMessage =
   | { t: "u"; p: string; a: string }
   /** This person's sessions were ended (sign out everywhere, ban): close their streams. */
   | { t: "s"; u: string }
-  /** This person's listens or "now playing" changed (a player sent some, one was deleted). */
-  | { t: "l"; u: string };
+  /**
+   * This person's listens or "now playing" changed (a player sent some, one was deleted); `o`:
+   * only the person may be told (a paused "now playing", listens of artists hidden from others).
+   */
+  | { t: "l"; u: string; o?: 1 };
 
 /** Publishes `message`; inside a transaction it is delivered on commit, never on rollback. */
 export async function publishLive(db: DbOrTx, message: LiveMessage): Promise<void> {

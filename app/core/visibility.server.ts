@@ -1,6 +1,6 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { blocks, follows, posts } from "~/db/schema";
+import { blocks, follows, journeySettings, posts } from "~/db/schema";
 
 /** What a post the visibility rule hides answers: the same words whether it exists or not. */
 export const POST_NOT_FOUND = "This post does not exist, or you cannot see it.";
@@ -37,4 +37,21 @@ export function canSeePost(viewerId: string | null, p: PostColumns = posts): SQL
       or (${p.audience} = 'followers' and exists (
         select 1 from ${follows}
         where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${p.authorId})))))`;
+}
+
+/**
+ * The journey rule (features/journey/access.server.ts, getJourneyAccess and canSeeJourney) with
+ * the reader as an SQL expression, for many readers at once (a column; never null): the owner
+ * themself, or across no block an `everyone` journey, or a `followers` one (the default, also
+ * without a settings row) of someone they follow.
+ */
+export function journeyOpenTo(reader: SQLWrapper, ownerId: string | SQLWrapper): SQL {
+  const owner = typeof ownerId === "string" ? sql`${ownerId}` : ownerId;
+  const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
+    where ${journeySettings.userId} = ${owner}), 'followers')`;
+  return sql`(${reader} = ${owner} or (
+    not ${blockedBetween(owner, reader)}
+    and (${audience} = 'everyone'
+      or (${audience} = 'followers' and exists (select 1 from ${follows}
+        where ${follows.followerId} = ${reader} and ${follows.followeeId} = ${owner})))))`;
 }

@@ -36,7 +36,10 @@ export async function signUp(
   await page.getByLabel("Username").fill(username);
   await page.getByLabel("Display name").fill(displayName);
   await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("heading", { name: "Check your inbox" })).toBeVisible();
+  // Hashing the password takes a while on a busy machine: a generous deadline, no timing.
+  await expect(page.getByRole("heading", { name: "Check your inbox" })).toBeVisible({
+    timeout: 30_000,
+  });
   await page.goto(await confirmLinkFor(request, email));
   await expect(page).toHaveURL(/\/feed$/);
   const storage = await context.storageState();

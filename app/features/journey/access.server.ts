@@ -1,5 +1,5 @@
 import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { blockedBetween } from "~/core/visibility.server";
+import { blockedBetween, journeyOpenTo } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { follows, type JourneyAudience, journeySettings } from "~/db/schema";
 import { queueJourneyAggregate } from "./aggregates.server";
@@ -113,12 +113,9 @@ export async function saveJourneySettings(
  * `everyone`.
  */
 export function canSeeJourney(viewerId: string | null, ownerId: string | SQLWrapper): SQL {
-  const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
-    where ${journeySettings.userId} = ${ownerId}), 'followers')`;
-  if (!viewerId) return sql`(${audience} = 'everyone')`;
-  return sql`(${ownerId} = ${viewerId} or (
-    not ${blockedBetween(ownerId, viewerId)}
-    and (${audience} = 'everyone'
-      or (${audience} = 'followers' and exists (select 1 from ${follows}
-        where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${ownerId})))))`;
+  if (!viewerId) {
+    return sql`(coalesce((select ${journeySettings.audience} from ${journeySettings}
+      where ${journeySettings.userId} = ${ownerId}), 'followers') = 'everyone')`;
+  }
+  return journeyOpenTo(sql`${viewerId}`, ownerId);
 }

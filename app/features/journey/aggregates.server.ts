@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type ActiveJob, defineJob, drainJobs, stringFields } from "~/core/jobs/index.server";
 import { type DbOrTx, getDb, rowsOf } from "~/db/client.server";
 import { journeySettings } from "~/db/schema";
+import { publishListenChange } from "./listenbrainz/live.server";
 
 /*
  * The journey's durable aggregates (docs/decisions/032-journey-aggregates.md; the tables are in
@@ -364,10 +365,12 @@ async function aggregateJourney(job: ActiveJob<{ userId: string }>): Promise<voi
       await tx.execute(sql`delete from journey_month_revs where user_id = ${userId}`);
     });
   }
+  let isChanged = false;
   for (;;) {
     if (job.signal.aborted) throw new Error("the journey aggregate job was stopped");
     const [dirty] = await dirtyMonths(db, userId);
     if (!dirty) break;
+    isChanged = true;
     await recomputeMonth(job, { userId, month: dirty.month, rev: dirty.rev, hidden });
   }
   // Months whose every day is gone (a month emptied by deletes whose zero rows were cleared):
@@ -380,6 +383,7 @@ async function aggregateJourney(job: ActiveJob<{ userId: string }>): Promise<voi
           and d.day >= j.month and d.day < (j.month + interval '1 month'))`),
   );
   for (const { month } of gone) {
+    isChanged = true;
     await recomputeMonth(job, { userId, month, rev: 0, hidden });
     await db.transaction(async (tx) => {
       await job.fence(tx);
@@ -387,6 +391,9 @@ async function aggregateJourney(job: ActiveJob<{ userId: string }>): Promise<voi
         and month = ${month}::date`);
     });
   }
+  // The journey's numbers changed: its open pages (the person's, and readers the journey lets
+  // in) reload them.
+  if (isChanged) await publishListenChange(db, { userId, artistKeys: [] });
 }
 
 /** Keeps each person's journey aggregates up to date (see aggregateJourney). */

@@ -1,7 +1,7 @@
 import { inArray, sql } from "drizzle-orm";
 import { type LiveMessage, type LiveSubscription, subscribeLive } from "~/core/live-bus.server";
 import { logger } from "~/core/logger.server";
-import { blockedBetween } from "~/core/visibility.server";
+import { blockedBetween, journeyOpenTo } from "~/core/visibility.server";
 import { type DatabaseHandle, getDb, rowsOf } from "~/db/client.server";
 import { homeTimeline, posts, profiles, session, user } from "~/db/schema";
 import { logOutageOr } from "~/db/unavailable.server";
@@ -159,11 +159,13 @@ export class LiveHub {
           logger.error({ err: error }, "could not announce a link preview"),
         );
         return;
-      case "l": {
-        const frame = formatEvent({ type: "listens", data: { at: Date.now() } });
-        for (const stream of this.streams.get(message.u) ?? []) stream.write(frame);
+      case "l":
+        void this.announceListens(message.u, message.o === 1).catch((error: unknown) =>
+          logOutageOr("live streams", error, () =>
+            logger.error({ err: error }, "could not announce changed listens"),
+          ),
+        );
         return;
-      }
       case "s":
         void this.closeEndedSessions(message.u).catch((error: unknown) => {
           // Could not check: end them all; a browser whose session lives reconnects at once.
@@ -251,6 +253,28 @@ export class LiveHub {
       for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
     }
   }
+  /**
+   * A person's listens or "now playing" changed: tells them, and (unless only they may know)
+   * each connected reader the journey's rule lets in — `everyone`, or `followers` with an
+   * accepted follow, never across a block (journeyOpenTo). One query for all of them.
+   */
+  private async announceListens(ownerId: string, isOwnerOnly: boolean): Promise<void> {
+    const frame = formatEvent({ type: "listens", data: { at: Date.now(), userId: ownerId } });
+    for (const stream of this.streams.get(ownerId) ?? []) stream.write(frame);
+    if (isOwnerOnly) return;
+    const userIds = [...this.streams.keys()].filter((id) => id !== ownerId);
+    if (userIds.length === 0) return;
+    const rows = rowsOf<{ user_id: string }>(
+      await getDb().execute(sql`
+        select v.user_id from ${profiles} v
+        where ${inArray(sql`v.user_id`, userIds)}
+          and ${journeyOpenTo(sql`v.user_id`, ownerId)}`),
+    );
+    for (const row of rows) {
+      for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
+    }
+  }
+
   /**
    * A post's link preview is ready: tells its author and each connected person who sees it in
    * a timeline or the "Everyone" tab, so a card on screen can fill in. One query.

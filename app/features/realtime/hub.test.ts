@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishLive } from "~/core/live-bus.server";
 import { getDb, setDatabase } from "~/db/client.server";
-import { session, user } from "~/db/schema";
+import { blocks, follows, type JourneyAudience, journeySettings, session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import { sessionsEnded } from "~/features/auth/index.server";
 import { followUser } from "~/features/follows/index.server";
@@ -184,22 +184,77 @@ describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
     for (const c of [author, follower, other]) c.stream.end();
   });
 
-  it("tells a person's own streams that their listens changed, no one else's", async () => {
+  it("tells a person's listens to them and to the readers their journey lets in, live", async () => {
     const owner = await createTestUser();
-    const other = await createTestUser();
-    const mine = openStream(owner.id, 0);
-    const theirs = openStream(other.id, 0);
+    const follower = await createTestUser();
+    const stranger = await createTestUser();
+    const blocked = await createTestUser();
+    const db = getDb();
+    await db.insert(follows).values([
+      { followerId: follower.id, followeeId: owner.id },
+      { followerId: blocked.id, followeeId: owner.id },
+    ]);
+    await db.insert(blocks).values({ blockerId: owner.id, blockedId: blocked.id });
+    const audience = (userId: string, value: JourneyAudience) =>
+      db
+        .insert(journeySettings)
+        .values({ userId, audience: value })
+        .onConflictDoUpdate({ target: journeySettings.userId, set: { audience: value } });
+    const streams = {
+      owner: openStream(owner.id, 0),
+      follower: openStream(follower.id, 0),
+      stranger: openStream(stranger.id, 0),
+      blocked: openStream(blocked.id, 0),
+    };
     await until(
-      () => [mine, theirs].every((c) => c.events().some((e) => e.event === "unread")),
-      "both connected",
+      () => Object.values(streams).every((c) => c.events().some((e) => e.event === "unread")),
+      "all connected",
     );
-    // What the ListenBrainz API publishes when a player's listens are stored (listens.server.ts).
-    await publishLive(getDb(), { t: "l", u: owner.id });
-    const listens = (c: ReturnType<typeof openStream>) =>
-      c.events().filter((e) => e.event === "listens");
-    await until(() => listens(mine).length === 1, "the owner's stream heard it");
-    expect(listens(theirs)).toEqual([]);
-    for (const c of [mine, theirs]) c.stream.end();
+    const heard = (c: ReturnType<typeof openStream>, of = owner.id) =>
+      c.events().filter((e) => e.event === "listens" && e.data.userId === of).length;
+    // What the ListenBrainz API publishes (journey/listenbrainz/live.server.ts), and a barrier:
+    // the stranger's journey is open to everyone, and each reader's query runs after the one
+    // before it (one connection, in order), so once the follower hears the stranger's listens
+    // the owner's previous message has reached everyone it will.
+    await audience(stranger.id, "everyone");
+    let barriers = 0;
+    const barrier = async (what: string) => {
+      barriers++;
+      await publishLive(db, { t: "l", u: stranger.id });
+      await until(() => heard(streams.follower, stranger.id) === barriers, what);
+    };
+
+    // The default audience (followers): the owner and the follower; the stranger and the
+    // blocked follower are left out.
+    await publishLive(db, { t: "l", u: owner.id });
+    await until(() => heard(streams.owner) === 1 && heard(streams.follower) === 1, "told");
+    await barrier("after the followers-only listens");
+    expect(heard(streams.stranger)).toBe(0);
+    expect(heard(streams.blocked)).toBe(0);
+
+    // Only the owner may know (paused "now playing", hidden artists): nobody else.
+    await publishLive(db, { t: "l", u: owner.id, o: 1 });
+    await until(() => heard(streams.owner) === 2, "owner told of their own");
+    await barrier("after the owner's own");
+    expect(heard(streams.follower)).toBe(1);
+
+    // Open to everyone: the stranger too, never the blocked person.
+    await audience(owner.id, "everyone");
+    await publishLive(db, { t: "l", u: owner.id });
+    await until(() => heard(streams.stranger) === 1 && heard(streams.follower) === 2, "everyone");
+    await barrier("after everyone's");
+    expect(heard(streams.blocked)).toBe(0);
+    expect(heard(streams.owner)).toBe(3);
+
+    // Only me: the owner alone.
+    await audience(owner.id, "only_me");
+    await publishLive(db, { t: "l", u: owner.id });
+    await until(() => heard(streams.owner) === 4, "owner told");
+    await barrier("after only me");
+    expect(heard(streams.follower)).toBe(2);
+    expect(heard(streams.stranger)).toBe(1);
+    expect(heard(streams.blocked)).toBe(0);
+    for (const c of Object.values(streams)) c.stream.end();
   });
 
   async function createSession(userId: string, expiresInMs = 3_600_000): Promise<string> {

@@ -8,7 +8,7 @@ import {
   useRef,
   useState,
 } from "react";
-import { useFetcher, useLocation, useNavigate } from "react-router";
+import { useFetcher, useLocation, useNavigate, useRevalidator } from "react-router";
 import { showToast } from "~/components/ui/toaster";
 import type { NotificationView } from "~/features/notifications";
 import { describeNotification, notificationHref } from "~/features/notifications";
@@ -47,6 +47,26 @@ export function useLiveEvents(listener: Listener): void {
   const latest = useRef(listener);
   latest.current = listener;
   useEffect(() => subscribe((event) => latest.current(event)), [subscribe]);
+}
+
+/**
+ * Reloads the page's data (its loaders) when a live event `matches`. An event that arrives
+ * while a reload is running is not dropped: one more reload follows it, so the page ends on the
+ * newest data.
+ */
+export function useLiveRevalidation(matches: (event: LiveEvent) => boolean): void {
+  const revalidator = useRevalidator();
+  const isPending = useRef(false);
+  useLiveEvents((event) => {
+    if (!matches(event)) return;
+    if (revalidator.state === "idle") void revalidator.revalidate();
+    else isPending.current = true;
+  });
+  useEffect(() => {
+    if (revalidator.state !== "idle" || !isPending.current) return;
+    isPending.current = false;
+    void revalidator.revalidate();
+  }, [revalidator.state, revalidator.revalidate]);
 }
 
 /** How long notifications that arrive together are gathered into one toast. */

@@ -16,7 +16,11 @@ export type LiveEvent =
   | { type: "post"; data: { postId: string; following: boolean; everyone: boolean } }
   /** `isOwn`: the reader wrote the post (their page may not show it yet: load it anyway). */
   | { type: "unfurl"; data: { postId: string; isOwn: boolean } }
-  /** The reader's own listens or "now playing" changed: their profile reloads its listens. */
-  | { type: "listens"; data: { at: number } };
+  /**
+   * `userId`'s listens or "now playing" changed: sent to them and to each reader their journey
+   * lets in (audience, blocks), unless only they may know (paused "now playing", hidden
+   * artists). Pages that show that person's listens reload them.
+   */
+  | { type: "listens"; data: { at: number; userId: string } };
 
 export type LiveEventType = LiveEvent["type"];

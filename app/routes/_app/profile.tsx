@@ -1,4 +1,4 @@
-import { data, useRevalidator } from "react-router";
+import { data } from "react-router";
 import { requireUser } from "~/features/auth/guards.server";
 import { JourneySummarySection } from "~/features/journey/components/journey-summary";
 import { RecentListensSection } from "~/features/journey/components/recent-listens";
@@ -6,7 +6,7 @@ import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.ser
 import { listLovedTracks, listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
-import { useLiveEvents } from "~/features/realtime";
+import { useLiveRevalidation } from "~/features/realtime";
 import { skipRevalidationAfter } from "~/lib/revalidation";
 import type { Route } from "./+types/profile";
 
@@ -35,10 +35,9 @@ export const shouldRevalidate = skipRevalidationAfter("/api/like", "/api/report"
 
 export default function Profile({ loaderData }: Route.ComponentProps) {
   // What the person's players send shows here as it arrives (recent listens, now playing).
-  const revalidator = useRevalidator();
-  useLiveEvents((event) => {
-    if (event.type === "listens" && revalidator.state === "idle") void revalidator.revalidate();
-  });
+  useLiveRevalidation(
+    (event) => event.type === "listens" && event.data.userId === loaderData.viewerId,
+  );
   return (
     <ProfileView
       data={loaderData}

@@ -2,9 +2,13 @@ import { data } from "react-router";
 import { getViewer, requireUser } from "~/features/auth/guards.server";
 import { chapterSchema, saveChapter } from "~/features/journey/chapters.server";
 import { JourneyPage } from "~/features/journey/components/journey-view";
+import { RecentListensSection } from "~/features/journey/components/recent-listens";
+import { getVisibleNowPlaying } from "~/features/journey/index.server";
 import { loadJourney } from "~/features/journey/journey-page.server";
+import { listLovedTracks, listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { postRecap, recapPostSchema } from "~/features/journey/recap.server";
 import { getProfile } from "~/features/people/people.server";
+import { useLiveRevalidation } from "~/features/realtime";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
 import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
@@ -28,12 +32,25 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const profile = await getProfile({ viewerId, username: params.username });
   if (!profile) throw data(`Page not found: ${url.pathname}`, { status: 404 });
-  const view = await loadJourney({
-    viewerId,
-    owner: { id: profile.id, username: profile.username, displayName: profile.displayName },
-    params: url.searchParams,
-  });
-  return { view, isSignedIn: viewerId !== null };
+  const [view, nowPlaying, recentListens, lovedTracks] = await Promise.all([
+    loadJourney({
+      viewerId,
+      owner: { id: profile.id, username: profile.username, displayName: profile.displayName },
+      params: url.searchParams,
+    }),
+    getVisibleNowPlaying({ viewerId, userId: profile.id }),
+    listRecentListens({ viewerId, ownerId: profile.id, cursor: url.searchParams.get("listens") }),
+    listLovedTracks({ viewerId, ownerId: profile.id }),
+  ]);
+  return {
+    view,
+    isSignedIn: viewerId !== null,
+    ownerId: profile.id,
+    nowPlaying,
+    recentListens,
+    lovedTracks,
+    query: Object.fromEntries(url.searchParams),
+  };
 }
 
 /**
@@ -97,8 +114,11 @@ async function postRecapAction(
 }
 
 export default function UserJourney({ loaderData, actionData }: Route.ComponentProps) {
-  const { view, isSignedIn } = loaderData;
+  const { view, isSignedIn, ownerId } = loaderData;
   const profilePath = `/u/${view.owner.username}`;
+  // Listens, "now playing" and the journey's numbers follow what the person's players send,
+  // for readers the journey lets in (the server tells only them).
+  useLiveRevalidation((event) => event.type === "listens" && event.data.userId === ownerId);
   return (
     <JourneyPage
       view={view}
@@ -107,6 +127,17 @@ export default function UserJourney({ loaderData, actionData }: Route.ComponentP
       isSignedIn={isSignedIn}
       chapterResult={actionData}
       recapResult={actionData}
+      listens={
+        <RecentListensSection
+          listens={loaderData.recentListens}
+          loved={loaderData.lovedTracks}
+          nowPlaying={loaderData.nowPlaying}
+          ownerId={ownerId}
+          isSignedIn={isSignedIn}
+          basePath={`${profilePath}/journey`}
+          query={loaderData.query}
+        />
+      }
     />
   );
 }

@@ -6,6 +6,7 @@ import { loadJourneySummary, ownerOf } from "~/features/journey/journey-page.ser
 import { listLovedTracks, listRecentListens } from "~/features/journey/listenbrainz/recent.server";
 import { ProfileView } from "~/features/people/components/profile-view";
 import { loadProfilePage } from "~/features/people/profile-page.server";
+import { useLiveRevalidation } from "~/features/realtime";
 import { getEnv } from "~/lib/env.server";
 import { skipRevalidationAfter } from "~/lib/revalidation";
 import type { Route } from "./+types/user";
@@ -59,6 +60,11 @@ export async function loader({ params, context, request }: Route.LoaderArgs) {
 export const shouldRevalidate = skipRevalidationAfter("/api/like", "/api/report");
 
 export default function UserProfile({ loaderData }: Route.ComponentProps) {
+  // What this person's players send shows as it arrives, for readers their journey lets in
+  // (the server tells only them).
+  useLiveRevalidation(
+    (event) => event.type === "listens" && event.data.userId === loaderData.profile.id,
+  );
   return (
     <ProfileView
       data={loaderData}

@@ -458,6 +458,7 @@ export function JourneyPage({
   isSignedIn,
   chapterResult,
   recapResult,
+  listens,
 }: {
   view: JourneyViewData;
   basePath: string;
@@ -465,6 +466,8 @@ export function JourneyPage({
   isSignedIn: boolean;
   chapterResult?: ChapterResult;
   recapResult?: RecapResult;
+  /** Recent listens with "now playing" (nothing for a reader the journey leaves out). */
+  listens?: ReactNode;
 }) {
   const isOwner = view.state !== "hidden" && view.isOwner;
   return (
@@ -489,6 +492,7 @@ export function JourneyPage({
           recapResult={recapResult}
         />
       </Card>
+      {listens}
       {isOwner ? (
         <p className="text-sm text-muted-foreground">
           Who sees it and which artists stay hidden:{" "}

@@ -3,6 +3,8 @@ import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-f
 import { Icon } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
 import type { LovedTrack, RecentListen, RecentListens } from "../listenbrainz/recent.server";
+import { NowPlaying } from "../now-playing";
+import type { NowPlayingTrack } from "../now-playing.server";
 
 type ListenOutcome = FetcherOutcome<{ isLoved?: boolean; deleted?: number }>;
 
@@ -100,8 +102,14 @@ export function RecentListensSection({
   ownerId,
   isSignedIn,
   basePath,
+  nowPlaying,
+  query,
 }: {
   listens: RecentListens | null;
+  /** "Now playing", shown on top (the journey page; the profile shows it in its header). */
+  nowPlaying?: NowPlayingTrack | null;
+  /** The page's other query parameters, kept when going to older listens. */
+  query?: Record<string, string>;
   /** The person's latest loved tracks (null or empty: none shown). */
   loved?: LovedTrack[] | null;
   ownerId: string;
@@ -118,6 +126,11 @@ export function RecentListensSection({
       <h2 id="recent-listens-heading" className="mb-2 text-lg font-semibold">
         Recent listens
       </h2>
+      {nowPlaying ? (
+        <div className="-mt-2 mb-2">
+          <NowPlaying track={nowPlaying} />
+        </div>
+      ) : null}
       {listens.items.length === 0 ? (
         <p className="text-sm text-muted-foreground">
           {listens.isOwner ? (
@@ -167,6 +180,11 @@ export function RecentListensSection({
       ) : null}
       {listens.nextCursor ? (
         <Form method="get" action={basePath} className="mt-2">
+          {Object.entries(query ?? {}).map(([name, value]) =>
+            name === "listens" ? null : (
+              <input key={name} type="hidden" name={name} value={value} />
+            ),
+          )}
           <button
             type="submit"
             name="listens"

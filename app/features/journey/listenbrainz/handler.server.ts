@@ -502,22 +502,31 @@ async function searchUsers(call: Call): Promise<Record<string, unknown>> {
   return { users: await searchUserNames({ readerId: reader?.userId ?? null, term }) };
 }
 
-async function getFollows(call: Call): Promise<Record<string, unknown>> {
+/**
+ * The person a path names for a read that is not their journey's (follows, what Soundtrail keeps
+ * no data for): anybody may ask, but across a block the person is not found, as their profile
+ * is not.
+ */
+async function visiblePerson(call: Call) {
   const reader = await readerOf(call.request, call.lookup);
   const { user, asked } = await pathUser(call);
   if (reader && reader.userId !== user.id) {
-    // Across a block the person is not found, as their profile is not.
     await readAccess({ reader, owner: user, asked }).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 404) throw error;
     });
   }
+  return { reader, user };
+}
+
+async function getFollows(call: Call): Promise<Record<string, unknown>> {
+  const { reader, user } = await visiblePerson(call);
   const list = call.parts[1] === "followers" ? "followers" : "following";
   const names = await followNames({ readerId: reader?.userId ?? null, userId: user.id, list });
   return { [list]: names, user: user.username };
 }
 
 async function similarUsers(call: Call): Promise<Record<string, unknown>> {
-  await pathUser(call);
+  await visiblePerson(call);
   return { payload: [] };
 }
 
@@ -525,12 +534,12 @@ async function playlists(call: Call): Promise<Record<string, unknown>> {
   await readerOf(call.request, call.lookup);
   const count = nonNegativeArg(call.query, "count", 25);
   const offset = nonNegativeArg(call.query, "offset", 0);
-  await pathUser(call);
+  await visiblePerson(call);
   return { playlists: [], playlist_count: 0, offset, count };
 }
 
 async function recommendations(call: Call): Promise<Record<string, unknown>> {
-  await pathUser(call);
+  await visiblePerson(call);
   throw new NoContent();
 }
 

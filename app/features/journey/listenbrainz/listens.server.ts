@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
-import { publishLive } from "~/core/live-bus.server";
 import { artistKey, titleKey } from "~/core/music-keys";
 import { getDb } from "~/db/client.server";
 import { listens, nowPlaying } from "~/db/schema";
 import { queueJourneyAggregate } from "../aggregates.server";
+import { publishListenChange } from "./live.server";
 import type { ValidListen } from "./validate";
 
 /** Longest name the history keeps (its check constraint); ListenBrainz sets no such limit. */
@@ -59,7 +59,10 @@ export async function recordListens(options: {
     if (added.length > 0) {
       await queueJourneyAggregate(tx, options.userId);
       // The person's open profile shows them (delivered on commit).
-      await publishLive(tx, { t: "l", u: options.userId });
+      await publishListenChange(tx, {
+        userId: options.userId,
+        artistKeys: [...new Set(rows.map((row) => row.artistKey))],
+      });
     }
     return added;
   });
@@ -82,7 +85,7 @@ export async function recordPlayingNow(options: {
   const artistName = clipName(listen.artistName);
   const trackName = clipName(listen.trackName);
   const releaseName = listen.releaseName ? clipName(listen.releaseName) : null;
-  await getDb()
+  const written = await getDb()
     .insert(nowPlaying)
     .values({
       userId: options.userId,
@@ -106,8 +109,16 @@ export async function recordPlayingNow(options: {
       setWhere: sql`${nowPlaying.expiresAt} <= now()
         or ${nowPlaying.trackName} <> excluded.track_name
         or ${nowPlaying.artistName} <> excluded.artist_name`,
+    })
+    .returning({ userId: nowPlaying.userId });
+  // The same track sent again changes nothing, and tells nobody.
+  if (written.length > 0) {
+    await publishListenChange(getDb(), {
+      userId: options.userId,
+      artistKeys: [artistKey(artistName)],
+      isNowPlaying: true,
     });
-  await publishLive(getDb(), { t: "l", u: options.userId });
+  }
   return { artistName, trackName, releaseName };
 }
 
@@ -116,7 +127,15 @@ export async function clearPlayingNow(options: { userId: string }): Promise<bool
   const removed = await getDb()
     .delete(nowPlaying)
     .where(and(eq(nowPlaying.userId, options.userId), sql`${nowPlaying.expiresAt} > now()`))
-    .returning({ userId: nowPlaying.userId });
+    .returning({ userId: nowPlaying.userId, artistName: nowPlaying.artistName });
+  const [cleared] = removed;
+  if (cleared) {
+    await publishListenChange(getDb(), {
+      userId: options.userId,
+      artistKeys: [artistKey(cleared.artistName)],
+      isNowPlaying: true,
+    });
+  }
   return removed.length > 0;
 }
 
@@ -137,7 +156,7 @@ export async function clearPlayingNowFor(options: {
     artistKey(current.artistName) === artistKey(clipName(options.listen.artistName)) &&
     titleKey(current.trackName) === titleKey(clipName(options.listen.trackName));
   if (!isSameTrack) return;
-  await getDb()
+  const removed = await getDb()
     .delete(nowPlaying)
     .where(
       and(
@@ -145,5 +164,13 @@ export async function clearPlayingNowFor(options: {
         eq(nowPlaying.artistName, current.artistName),
         eq(nowPlaying.trackName, current.trackName),
       ),
-    );
+    )
+    .returning({ userId: nowPlaying.userId });
+  if (removed.length > 0) {
+    await publishListenChange(getDb(), {
+      userId: options.userId,
+      artistKeys: [artistKey(current.artistName)],
+      isNowPlaying: true,
+    });
+  }
 }

@@ -672,8 +672,21 @@ describe("who may read", () => {
     `/1/user/${u}/playing-now`,
     `/1/feedback/user/${u}/get-feedback`,
     `/1/stats/user/${u}/artists`,
+    `/1/stats/user/${u}/releases`,
+    `/1/stats/user/${u}/recordings`,
+    `/1/stats/user/${u}/listening-activity`,
     `/1/stats/user/${u}/daily-activity`,
     `/1/latest-import?user_name=${u}`,
+  ];
+  /** Reads that are not the journey's (follows, what Soundtrail keeps no data for): anybody's
+   * answer but a blocked reader's, who does not find the person. */
+  const peopleEndpointsOf = (u: string): [string, number][] => [
+    [`/1/user/${u}/followers`, 200],
+    [`/1/user/${u}/following`, 200],
+    [`/1/user/${u}/similar-users`, 200],
+    [`/1/user/${u}/playlists`, 200],
+    [`/1/user/${u}/playlists/createdfor`, 200],
+    [`/1/cf/recommendation/user/${u}/recording`, 204],
   ];
 
   for (const audience of ["everyone", "followers", "only_me"] as const) {
@@ -687,9 +700,18 @@ describe("who may read", () => {
       await getDb().insert(blocks).values({ blockerId: owner.id, blockedId: blocked.id });
       await setAudience(owner.id, audience, { hidden: ["secret band"], paused: false });
       await submitPlays(ownerToken, [
-        { at: now() - 200, artist: "Secret Band", track: "Hush" },
-        { at: now() - 100, artist: "Open Band", track: "Loud" },
+        { at: now() - 200, artist: "Secret Band", track: "Hush", release: "Quiet" },
+        { at: now() - 100, artist: "Open Band", track: "Loud", release: "Noise" },
       ]);
+      // The owner loves both (one by MSID of each listen).
+      const own = await call(`/1/user/${owner.username}/listens`, { token: ownerToken });
+      for (const listen of own.body.payload.listens as Json[]) {
+        const loved = await call("/1/feedback/recording-feedback", {
+          body: { recording_msid: listen.recording_msid, score: 1 },
+          token: ownerToken,
+        });
+        expect(loved.status).toBe(200);
+      }
       await call("/1/submit-listens", {
         body: {
           listen_type: "playing_now",
@@ -718,6 +740,16 @@ describe("who may read", () => {
           }
         }
       }
+      for (const reader of READERS) {
+        for (const [path, allowed] of peopleEndpointsOf(owner.username)) {
+          const answer = await call(path, { token: tokens[reader] });
+          expect({ reader, path, status: answer.status }).toEqual({
+            reader,
+            path,
+            status: reader === "blocked" ? 404 : allowed,
+          });
+        }
+      }
       // What an allowed reader other than the owner sees leaves the hidden artist out.
       const others = READERS.filter((r) => r !== "owner" && EXPECTED[audience][r] === 200);
       for (const reader of ["owner", ...others] as Reader[]) {
@@ -739,6 +771,36 @@ describe("who may read", () => {
         expect(stats.body.payload.artists.map((a: Json) => a.artist_name)).toEqual(
           isOwner ? ["Open Band", "Secret Band"] : ["Open Band"],
         );
+        for (const [entity, name] of [
+          ["releases", "release_name"],
+          ["recordings", "track_name"],
+        ] as const) {
+          const list = await call(`/1/stats/user/${owner.username}/${entity}`, {
+            token: tokens[reader],
+          });
+          expect(list.body.payload[entity].map((e: Json) => e[name]).sort()).toEqual(
+            isOwner
+              ? entity === "releases"
+                ? ["Noise", "Quiet"]
+                : ["Hush", "Loud"]
+              : [entity === "releases" ? "Noise" : "Loud"],
+          );
+        }
+        for (const activity of ["listening-activity", "daily-activity"]) {
+          const answer = await call(`/1/stats/user/${owner.username}/${activity}`, {
+            token: tokens[reader],
+          });
+          const counted = JSON.stringify(answer.body.payload).match(/"listen_count":(\d+)/g) ?? [];
+          const total = counted.reduce((sum, m) => sum + Number(m.split(":")[1]), 0);
+          expect({ reader, activity, total }).toEqual({ reader, activity, total: isOwner ? 2 : 1 });
+        }
+        const loves = await call(`/1/feedback/user/${owner.username}/get-feedback?metadata=true`, {
+          token: tokens[reader],
+        });
+        expect(loves.body.feedback.map((f: Json) => f.track_metadata?.artist_name).sort()).toEqual(
+          isOwner ? ["Open Band", "Secret Band"] : ["Open Band"],
+        );
+        expect(loves.body.total_count).toBe(isOwner ? 2 : 1);
       }
       // A blocked reader does not find the person anywhere, followers lists included.
       expect(

@@ -57,9 +57,23 @@ export async function readerOf(
   if (!header) return null;
   const token = header.split(" ")[1]?.trim();
   if (token === undefined) throw new ApiError(401, BAD_AUTH_HEADER);
-  const owner = await lookup(token);
+  const owner = (await lookup(token)) ?? (await lookup(storedFormOf(token)));
   if (!owner) throw new ApiError(401, BAD_TOKEN);
   return owner;
+}
+
+/**
+ * The token a read's header carries in the form Jellyfin's ListenBrainz plugin stores it:
+ * its reads (the MSID lookup before a love, the loved-tracks sync) send the configuration's
+ * base64 of the token instead of the token (`ApiToken = config.ApiToken`, where submits use
+ * `PlaintextApiToken`). ListenBrainz ignores the token on a read, so they work there; here a
+ * journey is not always open to everyone, so the owner's own token in that form is taken as
+ * theirs. Null when the header's token is not base64 of a token-shaped string.
+ */
+function storedFormOf(token: string): string | null {
+  if (!/^[A-Za-z0-9+/]{40,64}={0,2}$/.test(token)) return null;
+  const decoded = Buffer.from(token, "base64").toString("utf8");
+  return /^[0-9a-fA-F-]{32,36}$/.test(decoded) ? decoded : null;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
-import { publishLive } from "~/core/live-bus.server";
 import { artistKey } from "~/core/music-keys";
 import { getDb, rowsOf } from "~/db/client.server";
 import { journeySettings, listenDays, listens, nowPlaying } from "~/db/schema";
 import { queueJourneyAggregate } from "../aggregates.server";
+import { publishListenChange } from "./live.server";
 import { recordingMsid } from "./msid.server";
 
 /** ListenBrainz's DEFAULT_ITEMS_PER_GET and MAX_ITEMS_PER_GET. */
@@ -261,7 +261,11 @@ export async function deleteUserListen(options: {
         and ${listens.id} in (select jsonb_array_elements_text(${JSON.stringify(ids.map(String))}::jsonb)::bigint)`,
     );
     await queueJourneyAggregate(tx, options.userId);
-    await publishLive(tx, { t: "l", u: options.userId });
+    const deleted = candidates.filter((row) => ids.includes(Number(row.id)));
+    await publishListenChange(tx, {
+      userId: options.userId,
+      artistKeys: [...new Set(deleted.map((row) => artistKey(row.artist_name)))],
+    });
     return ids.length;
   });
 }

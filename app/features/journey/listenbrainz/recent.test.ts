@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
-import { blocks, follows, journeySettings } from "~/db/schema";
+import { blocks, follows, type JourneyAudience, journeySettings } from "~/db/schema";
 import { createTestUser } from "../../../../tests/support/factories";
 import { withTestDatabase } from "../../../../tests/support/test-database";
 import { listRecordingFeedback } from "./feedback.server";
@@ -54,31 +54,47 @@ describe("recent listens on the profile", () => {
     expect(seen.slice(1, 3).sort()).toEqual(["Track 22", "Track 23"]);
   });
 
-  it("shows others what the journey's audience allows, hidden artists left out", async () => {
-    const owner = await personWithPlays(10);
-    const fan = await createTestUser();
-    const stranger = await createTestUser();
-    const blocked = await createTestUser();
-    await getDb()
-      .insert(follows)
-      .values([
-        { followerId: fan.id, followeeId: owner.id },
-        { followerId: blocked.id, followeeId: owner.id },
-      ]);
-    await getDb().insert(blocks).values({ blockerId: owner.id, blockedId: blocked.id });
-    await getDb()
-      .insert(journeySettings)
-      .values({ userId: owner.id, audience: "followers", hiddenArtists: ["hidden artist"] });
-    const fanView = await listRecentListens({ viewerId: fan.id, ownerId: owner.id });
-    expect(fanView?.isOwner).toBe(false);
-    expect(fanView?.items.map((i) => i.artistName)).not.toContain("Hidden Artist");
-    expect(fanView?.items).toHaveLength(8);
-    expect(await listRecentListens({ viewerId: stranger.id, ownerId: owner.id })).toBeNull();
-    expect(await listRecentListens({ viewerId: null, ownerId: owner.id })).toBeNull();
-    expect(await listRecentListens({ viewerId: blocked.id, ownerId: owner.id })).toBeNull();
-    const ownView = await listRecentListens({ viewerId: owner.id, ownerId: owner.id });
-    expect(ownView?.items).toHaveLength(10);
-  });
+  const SEES: Record<JourneyAudience, Record<"fan" | "stranger" | "guest" | "blocked", boolean>> = {
+    everyone: { fan: true, stranger: true, guest: true, blocked: false },
+    followers: { fan: true, stranger: false, guest: false, blocked: false },
+    only_me: { fan: false, stranger: false, guest: false, blocked: false },
+  };
+  for (const audience of ["everyone", "followers", "only_me"] as const) {
+    it(`shows others what the audience "${audience}" allows, hidden artists left out`, async () => {
+      const owner = await personWithPlays(10);
+      const fan = await createTestUser();
+      const stranger = await createTestUser();
+      const blocked = await createTestUser();
+      await getDb()
+        .insert(follows)
+        .values([
+          { followerId: fan.id, followeeId: owner.id },
+          { followerId: blocked.id, followeeId: owner.id },
+        ]);
+      await getDb().insert(blocks).values({ blockerId: owner.id, blockedId: blocked.id });
+      await getDb()
+        .insert(journeySettings)
+        .values({ userId: owner.id, audience, hiddenArtists: ["hidden artist"] });
+      const viewers = { fan: fan.id, stranger: stranger.id, guest: null, blocked: blocked.id };
+      for (const [who, viewerId] of Object.entries(viewers) as [
+        keyof typeof viewers,
+        string | null,
+      ][]) {
+        const view = await listRecentListens({ viewerId, ownerId: owner.id });
+        const loved = await listLovedTracks({ viewerId, ownerId: owner.id });
+        if (!SEES[audience][who]) {
+          expect({ who, view, loved }).toEqual({ who, view: null, loved: null });
+          continue;
+        }
+        expect(view?.isOwner).toBe(false);
+        expect(view?.items.map((i) => i.artistName)).not.toContain("Hidden Artist");
+        expect(view?.items).toHaveLength(8);
+      }
+      const ownView = await listRecentListens({ viewerId: owner.id, ownerId: owner.id });
+      expect(ownView?.items).toHaveLength(10);
+      expect(ownView?.isOwner).toBe(true);
+    });
+  }
 
   it("loves a listen for the viewer, with its names, and the owner deletes their own", async () => {
     const owner = await personWithPlays(4);
