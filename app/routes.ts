@@ -58,6 +58,7 @@ export default [
   route("api/like", "routes/api/like.ts"),
   route("api/follow", "routes/api/follow.ts"),
   route("api/listens", "routes/api/listens.ts"),
+  route("api/listening-now", "routes/api/listening-now.ts"),
   route("api/block", "routes/api/block.ts"),
   route("api/report", "routes/api/report.ts"),
   route("api/music-suggest", "routes/api/music-suggest.ts"),

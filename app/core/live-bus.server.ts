@@ -19,8 +19,13 @@ export type LiveMessage =
   | { t: "u"; p: string; a: string }
   /** This person's sessions were ended (sign out everywhere, ban): close their streams. */
   | { t: "s"; u: string }
-  /** This person's listens or "now playing" changed (a player sent some, one was deleted). */
-  | { t: "l"; u: string };
+  /**
+   * This person's listens or "now playing" changed (a player sent some, one was deleted, they
+   * paused it): their own pages and the "listening now" strips of friends who may see it refresh.
+   */
+  | { t: "l"; u: string }
+  /** A post's likes or comments changed: cards on screen of those it reaches show the counts. */
+  | { t: "c"; p: string };
 
 /** Publishes `message`; inside a transaction it is delivered on commit, never on rollback. */
 export async function publishLive(db: DbOrTx, message: LiveMessage): Promise<void> {

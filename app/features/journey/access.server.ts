@@ -1,4 +1,5 @@
 import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { publishLive } from "~/core/live-bus.server";
 import { blockedBetween } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { follows, type JourneyAudience, journeySettings } from "~/db/schema";
@@ -97,6 +98,8 @@ export async function saveJourneySettings(
     updatedAt: new Date(),
   };
   await getDb().transaction(async (tx) => {
+    // Friends' "listening now" strips follow a paused or resumed "now playing" live.
+    await publishLive(tx, { t: "l", u: options.userId });
     await tx
       .insert(journeySettings)
       .values({ userId: options.userId, ...values })
@@ -112,7 +115,10 @@ export async function saveJourneySettings(
  * (the default, also without a settings row) of someone the viewer follows. Signed out, only
  * `everyone`.
  */
-export function canSeeJourney(viewerId: string | null, ownerId: string | SQLWrapper): SQL {
+export function canSeeJourney(
+  viewerId: string | SQLWrapper | null,
+  ownerId: string | SQLWrapper,
+): SQL {
   const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
     where ${journeySettings.userId} = ${ownerId}), 'followers')`;
   if (!viewerId) return sql`(${audience} = 'everyone')`;

@@ -17,6 +17,10 @@ export type LiveEvent =
   /** `isOwn`: the reader wrote the post (their page may not show it yet: load it anyway). */
   | { type: "unfurl"; data: { postId: string; isOwn: boolean } }
   /** The reader's own listens or "now playing" changed: their profile reloads its listens. */
-  | { type: "listens"; data: { at: number } };
+  | { type: "listens"; data: { at: number } }
+  /** Someone whose "now playing" the reader may see started or stopped playing: refresh the strip. */
+  | { type: "nowPlaying"; data: { userId: string } }
+  /** A post's counts, as the reader sees them (`liked`: the reader's own like). */
+  | { type: "counts"; data: { postId: string; likeCount: number; commentCount: number; liked: boolean } };
 
 export type LiveEventType = LiveEvent["type"];
