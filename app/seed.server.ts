@@ -9,8 +9,8 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import sharp from "sharp";
-import { artistKey, titleKey } from "~/core/music-keys";
 import { publishLive } from "~/core/live-bus.server";
+import { artistKey, titleKey } from "~/core/music-keys";
 import { type Database, getDb, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import {
@@ -47,7 +47,8 @@ const YOUTUBE_CHARS = `${BASE62}-_`;
 function derivedId(name: string, alphabet: string, length: number): string {
   const bytes = createHash("sha256").update(`soundtrail-seed-link:${name}`).digest();
   let out = "";
-  for (let i = 0; i < length; i++) out += alphabet[(bytes[i % bytes.length] ?? 0) % alphabet.length];
+  for (let i = 0; i < length; i++)
+    out += alphabet[(bytes[i % bytes.length] ?? 0) % alphabet.length];
   return out;
 }
 
@@ -100,8 +101,10 @@ export function seedLink(options: {
     }
     return `https://music.apple.com/us/album/${slug(album)}/${appleAlbum}`;
   }
-  if (roll < 0.5) return `https://open.spotify.com/track/${derivedId(`spotify-track:${key}`, BASE62, 22)}`;
-  if (roll < 0.72) return `https://www.youtube.com/watch?v=${derivedId(`youtube:${key}`, YOUTUBE_CHARS, 11)}`;
+  if (roll < 0.5)
+    return `https://open.spotify.com/track/${derivedId(`spotify-track:${key}`, BASE62, 22)}`;
+  if (roll < 0.72)
+    return `https://www.youtube.com/watch?v=${derivedId(`youtube:${key}`, YOUTUBE_CHARS, 11)}`;
   return `https://music.apple.com/us/album/${slug(album)}/${appleAlbum}?i=${derivedNumber(`apple-track:${key}`, 10)}`;
 }
 

@@ -1,6 +1,6 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { blocks, follows, posts } from "~/db/schema";
+import { blocks, follows, journeySettings, posts } from "~/db/schema";
 
 /** What a post the visibility rule hides answers: the same words whether it exists or not. */
 export const POST_NOT_FOUND = "This post does not exist, or you cannot see it.";
@@ -37,4 +37,24 @@ export function canSeePost(viewerId: string | null, p: PostColumns = posts): SQL
       or (${p.audience} = 'followers' and exists (
         select 1 from ${follows}
         where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${p.authorId})))))`;
+}
+
+/**
+ * The journey rule (getJourneyAccess in the journey feature) as an SQL predicate on an owner (an id, or a column for lists of
+ * people): the viewer themself, or, across no block, an `everyone` journey, or a `followers` one
+ * (the default, also without a settings row) of someone the viewer follows. Signed out, only
+ * `everyone`.
+ */
+export function canSeeJourney(
+  viewerId: string | SQLWrapper | null,
+  ownerId: string | SQLWrapper,
+): SQL {
+  const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
+    where ${journeySettings.userId} = ${ownerId}), 'followers')`;
+  if (!viewerId) return sql`(${audience} = 'everyone')`;
+  return sql`(${ownerId} = ${viewerId} or (
+    not ${blockedBetween(ownerId, viewerId)}
+    and (${audience} = 'everyone'
+      or (${audience} = 'followers' and exists (select 1 from ${follows}
+        where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${ownerId})))))`;
 }

@@ -1,6 +1,6 @@
-import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { publishLive } from "~/core/live-bus.server";
-import { blockedBetween } from "~/core/visibility.server";
+import { blockedBetween, canSeeJourney } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { follows, type JourneyAudience, journeySettings } from "~/db/schema";
 import { queueJourneyAggregate } from "./aggregates.server";
@@ -109,22 +109,5 @@ export async function saveJourneySettings(
   });
 }
 
-/**
- * The rule of getJourneyAccess as an SQL predicate on an owner (an id, or a column for lists of
- * people): the viewer themself, or, across no block, an `everyone` journey, or a `followers` one
- * (the default, also without a settings row) of someone the viewer follows. Signed out, only
- * `everyone`.
- */
-export function canSeeJourney(
-  viewerId: string | SQLWrapper | null,
-  ownerId: string | SQLWrapper,
-): SQL {
-  const audience = sql`coalesce((select ${journeySettings.audience} from ${journeySettings}
-    where ${journeySettings.userId} = ${ownerId}), 'followers')`;
-  if (!viewerId) return sql`(${audience} = 'everyone')`;
-  return sql`(${ownerId} = ${viewerId} or (
-    not ${blockedBetween(ownerId, viewerId)}
-    and (${audience} = 'everyone'
-      or (${audience} = 'followers' and exists (select 1 from ${follows}
-        where ${follows.followerId} = ${viewerId} and ${follows.followeeId} = ${ownerId})))))`;
-}
+// The journey rule as an SQL predicate lives in core (the realtime hub needs it too).
+export { canSeeJourney };

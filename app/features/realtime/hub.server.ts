@@ -1,7 +1,7 @@
 import { inArray, sql } from "drizzle-orm";
 import { type LiveMessage, type LiveSubscription, subscribeLive } from "~/core/live-bus.server";
 import { logger } from "~/core/logger.server";
-import { blockedBetween } from "~/core/visibility.server";
+import { blockedBetween, canSeeJourney } from "~/core/visibility.server";
 import { type DatabaseHandle, getDb, rowsOf } from "~/db/client.server";
 import {
   comments,
@@ -13,7 +13,6 @@ import {
   session,
   user,
 } from "~/db/schema";
-import { canSeeJourney } from "~/features/journey/index.server";
 import { logOutageOr } from "~/db/unavailable.server";
 import {
   type NotificationView,
@@ -293,28 +292,6 @@ export class LiveHub {
       for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
     }
   }
-}
-
-const HUB_KEY = Symbol.for("soundtrail.liveHub");
-type GlobalWithHub = typeof globalThis & { [HUB_KEY]?: LiveHub };
-
-/** This process's hub (one per app instance). */
-export function getLiveHub(): LiveHub | undefined {
-  return (globalThis as GlobalWithHub)[HUB_KEY];
-}
-
-export async function startLiveHub(handle: DatabaseHandle): Promise<LiveHub> {
-  await stopLiveHub();
-  const hub = new LiveHub();
-  await hub.start(handle);
-  (globalThis as GlobalWithHub)[HUB_KEY] = hub;
-  return hub;
-}
-
-export async function stopLiveHub(): Promise<void> {
-  const hub = getLiveHub();
-  (globalThis as GlobalWithHub)[HUB_KEY] = undefined;
-  await hub?.stop();
 
   /**
    * Someone's "now playing" (or listens) changed: tells each connected person who follows them
@@ -378,4 +355,26 @@ export async function stopLiveHub(): Promise<void> {
       for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
     }
   }
+}
+
+const HUB_KEY = Symbol.for("soundtrail.liveHub");
+type GlobalWithHub = typeof globalThis & { [HUB_KEY]?: LiveHub };
+
+/** This process's hub (one per app instance). */
+export function getLiveHub(): LiveHub | undefined {
+  return (globalThis as GlobalWithHub)[HUB_KEY];
+}
+
+export async function startLiveHub(handle: DatabaseHandle): Promise<LiveHub> {
+  await stopLiveHub();
+  const hub = new LiveHub();
+  await hub.start(handle);
+  (globalThis as GlobalWithHub)[HUB_KEY] = hub;
+  return hub;
+}
+
+export async function stopLiveHub(): Promise<void> {
+  const hub = getLiveHub();
+  (globalThis as GlobalWithHub)[HUB_KEY] = undefined;
+  await hub?.stop();
 }

@@ -3,12 +3,11 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishLive } from "~/core/live-bus.server";
 import { getDb, setDatabase } from "~/db/client.server";
-import { session, user } from "~/db/schema";
+import { nowPlaying, session, user } from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import { sessionsEnded } from "~/features/auth/index.server";
 import { blockUser } from "~/features/blocks/index.server";
 import { followUser } from "~/features/follows/index.server";
-import { recordPlayingNow } from "~/features/journey/listenbrainz/listens.server";
 import { likePost } from "~/features/likes/index.server";
 import { markAllRead } from "~/features/notifications/index.server";
 import { createTestUser } from "../../../tests/support/factories";
@@ -305,15 +304,15 @@ describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
     for (const c of [follower, shut, other]) {
       await until(() => c.events().some((e) => e.event === "unread"), "ready");
     }
-    await recordPlayingNow({
-      userId: ben.id,
-      listen: {
-        listenedAt: null,
+    // As a player's playing_now does (recordPlayingNow): the row, then the live message.
+    await getDb().transaction(async (tx) => {
+      await tx.insert(nowPlaying).values({
+        userId: ben.id,
         artistName: "Broadcast",
         trackName: "Black Cat",
-        releaseName: null,
-        durationMs: 200_000,
-      },
+        expiresAt: new Date(Date.now() + 200_000),
+      });
+      await publishLive(tx, { t: "l", u: ben.id });
     });
     await until(
       () => follower.events().some((e) => e.event === "nowPlaying"),

@@ -21,6 +21,9 @@ export type LiveEvent =
   /** Someone whose "now playing" the reader may see started or stopped playing: refresh the strip. */
   | { type: "nowPlaying"; data: { userId: string } }
   /** A post's counts, as the reader sees them (`liked`: the reader's own like). */
-  | { type: "counts"; data: { postId: string; likeCount: number; commentCount: number; liked: boolean } };
+  | {
+      type: "counts";
+      data: { postId: string; likeCount: number; commentCount: number; liked: boolean };
+    };
 
 export type LiveEventType = LiveEvent["type"];

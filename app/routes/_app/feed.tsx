@@ -73,8 +73,16 @@ function tabUrl(tab: FeedTab, cursor?: string) {
 }
 
 export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
-  const { viewerId, tab, page, isFirstPage, discovery, isComposing, defaultAudience, listeningNow } =
-    loaderData;
+  const {
+    viewerId,
+    tab,
+    page,
+    isFirstPage,
+    discovery,
+    isComposing,
+    defaultAudience,
+    listeningNow,
+  } = loaderData;
   const navigation = useNavigation();
   const isSwitching =
     navigation.state === "loading" &&

@@ -75,9 +75,7 @@ export function ListeningNow({ initial }: { initial: ListeningNowEntry[] }) {
               <span className="min-w-0 text-sm">
                 <span className="block truncate font-medium">{p.displayName}</span>
                 <span className="block truncate">{p.trackName}</span>
-                <span className="block truncate text-xs text-muted-foreground">
-                  {p.artistName}
-                </span>
+                <span className="block truncate text-xs text-muted-foreground">{p.artistName}</span>
               </span>
             </Link>
           </li>
