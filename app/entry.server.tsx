@@ -120,3 +120,4 @@ export default function handleRequest(
 }
 
 export { setAdminRole } from "~/features/auth/admin-role.server";
+export { prepareFirstAdminSetup } from "~/features/auth/first-admin.server";

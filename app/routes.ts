@@ -25,6 +25,7 @@ export default [
     route("search", "routes/_app/search.tsx"),
     route("notifications", "routes/_app/notifications.tsx"),
     route("chatbot", "routes/_app/chatbot.tsx"),
+    route("setup/:token", "routes/_app/setup.tsx"),
     route("settings", "routes/_app/settings.tsx", [
       index("routes/_app/settings-index.tsx"),
       route("profile", "routes/_app/settings-profile.tsx"),
