@@ -119,7 +119,7 @@ test.describe
       await dark.setViewportSize({ width: 390, height: 844 });
       await gotoHydrated(dark, "/feed");
       await expect(dark.getByRole("region", { name: "Listening now" })).toContainText("Black Cat");
-      await expect(dark.locator("html")).toHaveClass(/dark/);
+      await expect(dark.locator("html")).toHaveAttribute("data-theme", "dark");
       await expectNoAxeViolations(dark);
 
       // Ben pauses "now playing" in his privacy settings: it leaves Ana's strip live.
