@@ -582,6 +582,17 @@ async function seedListens(db: Database, now: number): Promise<number> {
   return added;
 }
 
+/** What a seed did, for the command line and the server's start line. */
+export function describeSeedSummary(summary: SeedSummary): string {
+  return (
+    `Seeded ${summary.people} people, ${summary.posts} posts, ${summary.follows} follows, ` +
+    `${summary.likes} likes, ${summary.comments} comments and ${summary.listens} plays ` +
+    `(existing rows kept); notifications for ${summary.notified} people, ` +
+    `${summary.playing} people playing now. Sign in as e.g. ana_rivera@${SEED_EMAIL_DOMAIN} ` +
+    `with the password ${SEED_PASSWORD}`
+  );
+}
+
 /** Entry point of the bundled seed script (scripts/seed.mjs). */
 export async function main(): Promise<void> {
   const env = getEnv();
@@ -592,14 +603,7 @@ export async function main(): Promise<void> {
   try {
     await migrateDatabase(handle);
     setDatabase(handle);
-    const summary = await seedDatabase(getDb());
-    process.stdout.write(
-      `Seeded ${summary.people} people, ${summary.posts} posts, ${summary.follows} follows, ` +
-        `${summary.likes} likes, ${summary.comments} comments and ${summary.listens} plays ` +
-        "(existing rows kept).\n" +
-        `Notifications for ${summary.notified} people; ${summary.playing} people are playing now.\n` +
-        `Sign in as e.g. ana_rivera@${SEED_EMAIL_DOMAIN} with the password ${SEED_PASSWORD}\n`,
-    );
+    process.stdout.write(`${describeSeedSummary(await seedDatabase(getDb()))}\n`);
   } finally {
     setDatabase(undefined);
     await handle.close();

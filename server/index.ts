@@ -21,6 +21,8 @@ interface AppEntry {
   bootstrap(): Promise<unknown>;
   /** A one-time setup link's token while nobody is admin (docs/decisions/034-first-admin.md). */
   prepareFirstAdminSetup(): Promise<string | null>;
+  /** Adds the demo community (SEED_DEMO=1); returns what it did, in one sentence. */
+  seedDemo(): Promise<string>;
   shutdown(): Promise<void>;
   /** Ends open live event streams, so that closing the server does not wait for them. */
   endLiveStreams(): void;
@@ -80,6 +82,7 @@ const buildId = (() => {
 let setupToken: string | null = null;
 try {
   await app.bootstrap();
+  if (env.SEED_DEMO) logger.info(await app.seedDemo());
   setupToken = await app.prepareFirstAdminSetup();
 } catch (error) {
   fail(`Soundtrail could not start: ${(error as Error).message}`);

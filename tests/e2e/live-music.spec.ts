@@ -65,7 +65,8 @@ test.describe
       baseURL,
       request,
     }) => {
-      test.setTimeout(120_000);
+      // Two themes of axe on a full feed: minutes on a shared 2-core machine.
+      test.setTimeout(300_000);
       if (!baseURL) throw new Error("playwright.config.ts must set use.baseURL");
       // Ana follows Ben (his journey is for followers, the default).
       const anaPage = await pageAs(browser, ana, baseURL);
@@ -135,7 +136,7 @@ test.describe
       browser,
       baseURL,
     }) => {
-      test.setTimeout(90_000);
+      test.setTimeout(180_000);
       if (!baseURL) throw new Error("playwright.config.ts must set use.baseURL");
       const benPage = await pageAs(browser, ben, baseURL);
       const title = `Pendulum ${run}`;
