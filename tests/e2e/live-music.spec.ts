@@ -1,4 +1,5 @@
 import { type Browser, type Page, test } from "@playwright/test";
+import sharp from "sharp";
 import {
   clickFollowButton,
   // Not a React hook: each browser context of this spec comes from its own client address.
@@ -191,10 +192,11 @@ test.describe
       await benPage.context().close();
     });
 
-    test("the header shows the person's picture once they have one", async ({
+    test("the header shows the person's picture once they have one, their initial before", async ({
       browser,
       baseURL,
     }) => {
+      test.setTimeout(90_000);
       if (!baseURL) throw new Error("playwright.config.ts must set use.baseURL");
       const page = await pageAs(browser, ana, baseURL);
       await gotoHydrated(page, "/feed");
@@ -202,6 +204,21 @@ test.describe
       // No picture yet: the initial.
       await expect(summary.locator("img")).toHaveCount(0);
       await expect(summary).toContainText("A");
+
+      await gotoHydrated(page, "/settings/profile");
+      const picture = await sharp({
+        create: { width: 400, height: 400, channels: 3, background: { r: 21, g: 128, b: 61 } },
+      })
+        .png()
+        .toBuffer();
+      await page
+        .getByLabel("Choose a picture")
+        .setInputFiles({ name: "me.png", mimeType: "image/png", buffer: picture });
+      await page.getByRole("button", { name: "Upload picture" }).click();
+      await expect(page.getByText("Picture updated")).toBeVisible();
+      await gotoHydrated(page, "/feed");
+      await expect(summary.locator("img")).toHaveAttribute("src", /^\/media\/[0-9a-f-]{36}$/);
+      await expect(summary).toHaveAccessibleName(/Account menu, Ana Strip/);
       await page.context().close();
     });
   });
