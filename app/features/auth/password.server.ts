@@ -10,9 +10,9 @@ const scrypt = promisify(scryptCb) as (
 ) => Promise<Buffer>;
 
 /**
- * One of the OWASP Password Storage Cheat Sheet's equally strong scrypt settings (N=2^17, r=8,
- * p=1 … N=2^14, r=8, p=5 … N=2^13, r=8, p=10): the same work per guess, 16 MiB instead of
- * 128 MiB. On a shared 2-core machine a hash took 3.1–3.6 s at N=2^17 and 0.7–1.0 s here, the
+ * One of the scrypt settings the OWASP Password Storage Cheat Sheet lists as equally strong
+ * (N=2^17, r=8, p=1 … N=2^14, r=8, p=5 … N=2^13, r=8, p=10): less memory per hash (16 MiB
+ * instead of 128 MiB), made up by more passes (N·r·p is 5/8 of the first row's). On a shared 2-core machine a hash took 3.1–3.6 s at N=2^17 and 0.7–1.0 s here, the
  * difference being memory traffic rather than arithmetic (bench/HISTORY.md, issue 38). Hashes
  * made with older parameters keep verifying with those (they are recorded in the hash).
  */
