@@ -31,7 +31,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     viewer && !cursor ? listListeningNow({ viewerId: viewer.id }) : [],
   ]);
   // Only an empty home feed pays for who to follow and trending artists, so a normal /feed
-  // stays one statement.
+  // stays one statement for its posts, plus one for the "listening now" strip (first page).
   const discovery =
     viewer && tab === "following" && !cursor && page.posts.length === 0
       ? await loadDiscovery(viewer.id)
