@@ -65,6 +65,12 @@ export default defineConfig(({ isSsrBuild }) => ({
   build: {
     sourcemap: false,
     rollupOptions: {
+      // Resource routes (api/*, media, art …) have no browser code, so their client chunk is
+      // empty by design: one "Generated an empty chunk" line each is noise on a first start.
+      onwarn(warning, warn) {
+        if (warning.code === "EMPTY_BUNDLE") return;
+        warn(warning);
+      },
       input: isSsrBuild
         ? { index: "virtual:react-router/server-build", server: "./server/index.ts" }
         : undefined,

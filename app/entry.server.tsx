@@ -120,3 +120,14 @@ export default function handleRequest(
 }
 
 export { setAdminRole } from "~/features/auth/admin-role.server";
+export { prepareFirstAdminSetup } from "~/features/auth/first-admin.server";
+
+/**
+ * `SEED_DEMO=1 npm start`: the demo community, added by the running server itself (on PGlite
+ * `npm run seed` cannot open a data directory the server holds). Loaded only then.
+ */
+export async function seedDemo(): Promise<string> {
+  const { describeSeedSummary, seedDatabase } = await import("~/seed.server");
+  const { getDb } = await import("~/db/client.server");
+  return describeSeedSummary(await seedDatabase(getDb()));
+}

@@ -25,6 +25,7 @@ export default [
     route("search", "routes/_app/search.tsx"),
     route("notifications", "routes/_app/notifications.tsx"),
     route("chatbot", "routes/_app/chatbot.tsx"),
+    route("setup/:token", "routes/_app/setup.tsx"),
     route("settings", "routes/_app/settings.tsx", [
       index("routes/_app/settings-index.tsx"),
       route("profile", "routes/_app/settings-profile.tsx"),
@@ -58,6 +59,7 @@ export default [
   route("api/like", "routes/api/like.ts"),
   route("api/follow", "routes/api/follow.ts"),
   route("api/listens", "routes/api/listens.ts"),
+  route("api/listening-now", "routes/api/listening-now.ts"),
   route("api/block", "routes/api/block.ts"),
   route("api/report", "routes/api/report.ts"),
   route("api/music-suggest", "routes/api/music-suggest.ts"),

@@ -9,8 +9,9 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import sharp from "sharp";
+import { publishLive } from "~/core/live-bus.server";
 import { artistKey, titleKey } from "~/core/music-keys";
-import { type Database, getDb, openDatabase, setDatabase } from "~/db/client.server";
+import { type Database, getDb, openDatabase, rowsOf, setDatabase } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import {
   account,
@@ -19,6 +20,8 @@ import {
   homeTimeline,
   listens,
   media,
+  notifications,
+  nowPlaying,
   postLikes,
   posts,
   profiles,
@@ -33,8 +36,77 @@ import {
   TAGS,
 } from "~/db/seed-data";
 import { hashPassword } from "~/features/auth/password.server";
+import { recordSocialEvent } from "~/features/notifications/index.server";
 import { MOODS } from "~/features/posts/constants";
 import { getEnv } from "~/lib/env.server";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const YOUTUBE_CHARS = `${BASE62}-_`;
+
+/** `length` characters of `alphabet`, derived from `name` (the same name, the same id). */
+function derivedId(name: string, alphabet: string, length: number): string {
+  const bytes = createHash("sha256").update(`soundtrail-seed-link:${name}`).digest();
+  let out = "";
+  for (let i = 0; i < length; i++)
+    out += alphabet[(bytes[i % bytes.length] ?? 0) % alphabet.length];
+  return out;
+}
+
+function derivedNumber(name: string, digits: number): string {
+  const n = derivedId(name, "0123456789", digits);
+  return `${n[0] === "0" ? "1" : (n[0] ?? "1")}${n.slice(1)}`;
+}
+
+function slug(text: string): string {
+  return (
+    text
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "music"
+  );
+}
+
+/**
+ * A seeded post's streaming link, in the real URL shape of each service for a track or an
+ * album (Spotify `/track/<22 base62>` and `/album/…`, YouTube `watch?v=<11>`, Apple Music
+ * `/us/album/<slug>/<id>?i=<id>`, the artist's Bandcamp album page), never a search page, so
+ * the card shows its Play button. The ids are derived from the names (no network here to look
+ * the real ones up): the service's player opens and says when it does not know the id. About
+ * nine posts in ten get a link; all but the Bandcamp ones can be played in place.
+ */
+export function seedLink(options: {
+  n: number;
+  kind: string;
+  artist: { name: string; bandcamp?: string };
+  album: string;
+  track: string;
+}): string | null {
+  const { n, kind, artist, album, track } = options;
+  const roll = Number.parseInt(derivedId(`roll:${n}`, "0123456789", 4), 10) / 10_000;
+  const key = `${artist.name}\u0000${album}\u0000${track}`;
+  if (roll >= 0.9) return null;
+  if (kind === "artist") {
+    return `https://open.spotify.com/artist/${derivedId(`spotify-artist:${artist.name}`, BASE62, 22)}`;
+  }
+  if (kind === "playlist") {
+    return `https://open.spotify.com/playlist/${derivedId(`spotify-playlist:${n}`, BASE62, 22)}`;
+  }
+  if (artist.bandcamp && roll < 0.12) return artist.bandcamp;
+  const appleAlbum = derivedNumber(`apple-album:${artist.name}\u0000${album}`, 10);
+  if (kind === "album") {
+    if (roll < 0.6) {
+      return `https://open.spotify.com/album/${derivedId(`spotify-album:${artist.name}\u0000${album}`, BASE62, 22)}`;
+    }
+    return `https://music.apple.com/us/album/${slug(album)}/${appleAlbum}`;
+  }
+  if (roll < 0.5)
+    return `https://open.spotify.com/track/${derivedId(`spotify-track:${key}`, BASE62, 22)}`;
+  if (roll < 0.72)
+    return `https://www.youtube.com/watch?v=${derivedId(`youtube:${key}`, YOUTUBE_CHARS, 11)}`;
+  return `https://music.apple.com/us/album/${slug(album)}/${appleAlbum}?i=${derivedNumber(`apple-track:${key}`, 10)}`;
+}
 
 /** The password of every seeded account (documented in the README). */
 export const SEED_PASSWORD = "Soundtrail-demo-2025";
@@ -107,6 +179,10 @@ export interface SeedSummary {
   comments: number;
   /** Plays added to listening histories (0 when every seeded person already had some). */
   listens: number;
+  /** People who got unread notifications (0 when each already had some). */
+  notified: number;
+  /** People shown "now playing". */
+  playing: number;
 }
 
 /** Inserts the demo community into `db` (already migrated). Safe to run again. */
@@ -236,13 +312,9 @@ export async function seedDatabase(db: Database, now = Date.now()): Promise<Seed
           : kind === "artist"
             ? artist.name
             : `${pick(rand, ["Late night", "Sunday", "Road trip", "Focus", "Rainy day"])} ${pick(rand, ["mix", "rotation", "favourites"])}`;
-    const linkRoll = rand();
-    const linkUrl =
-      artist.bandcamp && linkRoll < 0.3
-        ? artist.bandcamp
-        : linkRoll < 0.55
-          ? `https://open.spotify.com/search/${encodeURIComponent(`${artist.name} ${kind === "album" ? album.title : track}`)}`
-          : null;
+    // Drawn to keep the random stream (and so every other field) as it was before links changed.
+    rand();
+    const linkUrl = seedLink({ n, kind, artist, album: album.title, track });
     const ageMs = Math.floor(rand() ** 1.6 * 120 * DAY);
     postRows.push({
       id: seedUuid(`post:${n}`),
@@ -336,6 +408,8 @@ export async function seedDatabase(db: Database, now = Date.now()): Promise<Seed
     on conflict do nothing`);
 
   const listenCount = await seedListens(db, now);
+  const notified = await seedNotifications(db, postRows, likeRows);
+  const playing = await seedNowPlaying(db, now, followRows);
 
   return {
     people: people.length,
@@ -344,7 +418,104 @@ export async function seedDatabase(db: Database, now = Date.now()): Promise<Seed
     likes: likeRows.length,
     comments: commentRows.length,
     listens: listenCount,
+    notified,
+    playing,
   };
+}
+
+/**
+ * Unread notifications for each demo person, made the way the app makes them
+ * (`recordSocialEvent`, so they group per post and reach open pages live): the likes on their
+ * two newest posts. Only likes, which send no e-mail by default, so seeding never mails the
+ * demo addresses. A person who already has notifications is left alone (running it again adds
+ * nothing). Returns how many people got some.
+ */
+async function seedNotifications(
+  db: Database,
+  postRows: (typeof posts.$inferInsert)[],
+  likeRows: (typeof postLikes.$inferInsert)[],
+): Promise<number> {
+  const already = new Set(
+    rowsOf<{ recipient_id: string }>(
+      await db.execute(
+        sql`select distinct recipient_id from ${notifications} where recipient_id like 'seed-%'`,
+      ),
+    ).map((r) => r.recipient_id),
+  );
+  const likesOf = new Map<string, (typeof postLikes.$inferInsert)[]>();
+  for (const like of likeRows) {
+    const list = likesOf.get(like.postId) ?? [];
+    list.push(like);
+    likesOf.set(like.postId, list);
+  }
+  const newest = [...postRows]
+    .filter((p) => p.audience !== "only_me")
+    .sort((a, b) => (b.createdAt as Date).getTime() - (a.createdAt as Date).getTime());
+  const taken = new Map<string, number>();
+  const people = new Set<string>();
+  for (const post of newest) {
+    const authorId = post.authorId;
+    if (already.has(authorId) || (taken.get(authorId) ?? 0) >= 2) continue;
+    const likes = likesOf.get(post.id as string) ?? [];
+    if (likes.length === 0) continue;
+    taken.set(authorId, (taken.get(authorId) ?? 0) + 1);
+    people.add(authorId);
+    await db.transaction(async (tx) => {
+      for (const like of likes) {
+        await recordSocialEvent(tx, {
+          type: "postLiked",
+          postId: post.id as string,
+          authorId,
+          likerId: like.userId,
+        });
+      }
+    });
+  }
+  return people.size;
+}
+
+/** How long a seeded "now playing" shows: long enough to look around the demo after seeding. */
+export const SEED_NOW_PLAYING_MS = 3 * 60 * 60 * 1000;
+
+/**
+ * A few people "now playing" — those the first demo people follow, so their "listening now"
+ * strips are full — each a track of an artist they love. Runs again refresh it (the strip is
+ * about now), and tell open pages through the live stream.
+ */
+async function seedNowPlaying(
+  db: Database,
+  now: number,
+  followRows: { followerId: string; followeeId: string }[],
+): Promise<number> {
+  const first = new Set(SEED_PEOPLE.slice(0, 3).map(userId));
+  const chosen = [
+    ...new Set(followRows.filter((f) => first.has(f.followerId)).map((f) => f.followeeId)),
+  ].slice(0, 6);
+  for (const [i, id] of chosen.entries()) {
+    const person = SEED_PEOPLE.find((p) => userId(p) === id);
+    const artist = person ? SEED_ARTISTS[person.loves[i % person.loves.length] ?? 0] : undefined;
+    const album = artist?.albums[i % artist.albums.length];
+    const track = album?.tracks[(i * 3) % album.tracks.length];
+    if (!artist || !album || !track) continue;
+    const startedAt = new Date(now - (i + 1) * 45_000);
+    const values = {
+      userId: id,
+      artistName: artist.name,
+      trackName: track,
+      releaseName: album.title,
+      durationMs: 240_000,
+      startedAt,
+      expiresAt: new Date(now + SEED_NOW_PLAYING_MS),
+    };
+    await db.transaction(async (tx) => {
+      await tx
+        .insert(nowPlaying)
+        .values(values)
+        .onConflictDoUpdate({ target: nowPlaying.userId, set: values });
+      await publishLive(tx, { t: "l", u: id });
+    });
+  }
+  return chosen.length;
 }
 
 /**
@@ -411,6 +582,17 @@ async function seedListens(db: Database, now: number): Promise<number> {
   return added;
 }
 
+/** What a seed did, for the command line and the server's start line. */
+export function describeSeedSummary(summary: SeedSummary): string {
+  return (
+    `Seeded ${summary.people} people, ${summary.posts} posts, ${summary.follows} follows, ` +
+    `${summary.likes} likes, ${summary.comments} comments and ${summary.listens} plays ` +
+    `(existing rows kept); notifications for ${summary.notified} people, ` +
+    `${summary.playing} people playing now. Sign in as e.g. ana_rivera@${SEED_EMAIL_DOMAIN} ` +
+    `with the password ${SEED_PASSWORD}`
+  );
+}
+
 /** Entry point of the bundled seed script (scripts/seed.mjs). */
 export async function main(): Promise<void> {
   const env = getEnv();
@@ -421,13 +603,7 @@ export async function main(): Promise<void> {
   try {
     await migrateDatabase(handle);
     setDatabase(handle);
-    const summary = await seedDatabase(getDb());
-    process.stdout.write(
-      `Seeded ${summary.people} people, ${summary.posts} posts, ${summary.follows} follows, ` +
-        `${summary.likes} likes, ${summary.comments} comments and ${summary.listens} plays ` +
-        "(existing rows kept).\n" +
-        `Sign in as e.g. ana_rivera@${SEED_EMAIL_DOMAIN} with the password ${SEED_PASSWORD}\n`,
-    );
+    process.stdout.write(`${describeSeedSummary(await seedDatabase(getDb()))}\n`);
   } finally {
     setDatabase(undefined);
     await handle.close();

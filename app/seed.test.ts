@@ -1,7 +1,10 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { recognizeLink } from "~/core/streaming-links";
 import { getDb } from "~/db/client.server";
 import { verifyPassword } from "~/features/auth/password.server";
+import { listListeningNow } from "~/features/journey/listening-now.server";
+import { unreadCount } from "~/features/notifications/index.server";
 import { getProfile } from "~/features/people/people.server";
 import { listFeed } from "~/features/posts/feed.server";
 import { withTestDatabase } from "../tests/support/test-database";
@@ -64,6 +67,46 @@ describe("npm run seed", () => {
     expect(profile?.followingCount).toBeGreaterThan(0);
     const feed = await listFeed({ viewerId: "seed-ana_rivera", tab: "following" });
     expect(feed.posts).toHaveLength(20);
+  });
+
+  it("leaves a living demo: unread notifications, playable links, friends playing now", async () => {
+    // Every demo person with liked posts has unread notifications, made by the app's own path
+    // (grouped: one per post, several likers on it).
+    const unread = await unreadCount("seed-ana_rivera");
+    expect(unread).toBeGreaterThan(0);
+    const perPerson = rowsOf<{ people: number; grouped: number }>(
+      await getDb().execute(sql`select
+        (select count(distinct recipient_id)::int from notifications
+          where read_at is null and recipient_id like 'seed-%') as people,
+        (select count(*)::int from notification_actors na join notifications n
+          on n.id = na.notification_id where n.recipient_id like 'seed-%') as grouped`),
+    )[0];
+    expect(perPerson?.people).toBeGreaterThanOrEqual(25);
+    // More likers than notifications: likes on one post share one notification.
+    const notifications = rowsOf<{ n: number }>(
+      await getDb().execute(
+        sql`select count(*)::int as n from notifications where recipient_id like 'seed-%'`,
+      ),
+    )[0]?.n;
+    expect(perPerson?.grouped).toBeGreaterThan(notifications ?? 0);
+
+    // Real track and album link shapes, never a search page; most can play in place.
+    const links = rowsOf<{ link_url: string | null }>(
+      await getDb().execute(sql`select link_url from posts where author_id like 'seed-%'`),
+    );
+    const playable = links.filter((r) => recognizeLink(r.link_url)?.embedUrl);
+    expect(playable.length * 2).toBeGreaterThanOrEqual(links.length);
+    expect(links.some((r) => r.link_url?.includes("/search"))).toBe(false);
+    for (const r of links) {
+      if (!r.link_url?.startsWith("https://open.spotify.com/")) continue;
+      expect(r.link_url).toMatch(
+        /^https:\/\/open\.spotify\.com\/(track|album|artist|playlist)\/[0-9A-Za-z]{22}$/,
+      );
+    }
+
+    // Friends playing now fill Ana's strip.
+    const strip = await listListeningNow({ viewerId: "seed-ana_rivera" });
+    expect(strip.length).toBeGreaterThanOrEqual(2);
   });
 
   it("derives valid, stable UUIDs", () => {

@@ -16,6 +16,7 @@ import { benchLiveLatency } from "./live-latency";
 import { benchLoad } from "./load";
 import { benchMaintenance } from "./maintenance";
 import { benchSearchQuery } from "./search-query";
+import { benchSignIn } from "./sign-in";
 
 /**
  * `npm run bench [-- feed-ssr|feed-query|js-size …]`: measures the ARCHITECTURE §9 budgets on
@@ -40,6 +41,7 @@ const STEPS: Record<string, () => Promise<StepOutcome>> = {
   "heavy-listeners": benchHeavyListeners,
   "import-browse": benchImportBrowse,
   export: benchExport,
+  "sign-in": benchSignIn,
 };
 
 export async function main(args: string[]): Promise<number> {

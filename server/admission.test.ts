@@ -4,6 +4,7 @@ import pino from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { AdmissionQueue, type Release } from "./admission";
 import { createNodeHandler } from "./http-handler";
+import { laneFor } from "./lanes";
 
 describe("admission queue", () => {
   it("admits up to the concurrency, then queues in arrival order", async () => {
@@ -95,6 +96,36 @@ describe("lanes and fairness", () => {
     heavy?.();
     for (const next of moreHeavy) (await next)?.();
     expect(queue.stats).toMatchObject({ active: 0, heavyActive: 0, heavyWaiting: 0 });
+  });
+
+  it("gives sign-in its own turns: a sign-in does not wait behind queued page views", async () => {
+    const queue = new AdmissionQueue({ concurrency: 1, queueLimit: 10, authConcurrency: 1 });
+    const page = await queue.enter(undefined, { client: "a" });
+    const queued = [1, 2, 3].map((n) => queue.enter(undefined, { client: `p${n}` }));
+    expect(queue.stats).toMatchObject({ active: 1, waiting: 3 });
+    const signIn = await queue.enter(undefined, { lane: "auth", client: "s" });
+    expect(signIn).toBeTypeOf("function");
+    expect(queue.stats).toMatchObject({ authActive: 1, authWaiting: 0, waiting: 3 });
+    // A second sign-in waits for the first, not for the page views.
+    const second = queue.enter(undefined, { lane: "auth", client: "t" });
+    expect(queue.stats).toMatchObject({ authWaiting: 1 });
+    signIn?.();
+    (await second)?.();
+    expect(queue.stats).toMatchObject({ authActive: 0, authWaiting: 0, waiting: 3 });
+    page?.();
+    for (const next of queued) (await next)?.();
+    expect(queue.stats).toMatchObject({ active: 0, waiting: 0 });
+  });
+
+  it("sends password and code requests to the auth lane, their pages and the rest elsewhere", () => {
+    expect(laneFor("POST", "/auth/login")).toBe("auth");
+    expect(laneFor("POST", "/auth/login.data")).toBe("auth");
+    expect(laneFor("POST", "/auth/signup")).toBe("auth");
+    expect(laneFor("POST", "/api/auth/sign-in/email")).toBe("auth");
+    expect(laneFor("POST", "/auth/v1/token")).toBe("auth");
+    expect(laneFor("GET", "/auth/login")).toBe("light");
+    expect(laneFor("POST", "/feed")).toBe("light");
+    expect(laneFor("GET", "/search")).toBe("heavy");
   });
 
   it("goes round the clients: one client's many requests do not wait in front of another's", async () => {

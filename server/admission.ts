@@ -11,6 +11,11 @@
  * - **Lanes.** Heavy requests (a journey computed cold, an export, a recap image, a search) have
  *   their own turns and queue, so however many of them arrive, page views keep theirs; a heavy
  *   request that waits longer than its deadline is answered 503 rather than late.
+ * - **Sign-in has a lane of its own.** Signing in, signing up and the auth API spend most of
+ *   their time hashing a password (scrypt, in libuv's threads, not the event loop): in the page
+ *   views' lane each one held a turn for the whole hash and waited behind every page view
+ *   queued before it (issue 38: 3.6–5 s to sign in at a moderate load). Their own turns mean
+ *   neither waits for the other.
  * - **Fairness between clients.** Waiting requests are queued per client (a session, else an
  *   address) and turns go round the clients in turn: one person's twenty tabs, or a scraper,
  *   wait behind each other, not in front of everybody else; one client may not hold more than
@@ -18,7 +23,7 @@
  * - **Turns cover the server's work only.** The caller gives the turn back once the answer is
  *   ready to stream (server/http-handler.ts), not when a slow client has downloaded it.
  */
-export type Lane = "light" | "heavy";
+export type Lane = "light" | "heavy" | "auth";
 
 export interface AdmissionOptions {
   /** Page views and other light requests the app works on at once. */
@@ -31,6 +36,8 @@ export interface AdmissionOptions {
   heavyQueueLimit?: number;
   /** A heavy request waiting longer than this is refused (default 30 s). */
   heavyMaxWaitMs?: number;
+  /** Sign-in, sign-up and auth API requests worked on at once (default 2), besides the others. */
+  authConcurrency?: number;
   /** Requests one client may have waiting in a lane (default a quarter of its queue, ≥ 4). */
   perClientQueueLimit?: number;
 }
@@ -48,6 +55,8 @@ export interface AdmissionStats {
   waiting: number;
   heavyActive: number;
   heavyWaiting: number;
+  authActive: number;
+  authWaiting: number;
   /** Requests refused since start (queue full, a client over its share, a heavy deadline). */
   shed: number;
 }
@@ -144,6 +153,12 @@ export class AdmissionQueue {
         share(heavyQueue),
         options.heavyMaxWaitMs ?? 30_000,
       ),
+      auth: new LaneQueue(
+        Math.max(1, options.authConcurrency ?? 2),
+        options.queueLimit,
+        share(options.queueLimit),
+        null,
+      ),
     };
   }
 
@@ -154,6 +169,8 @@ export class AdmissionQueue {
       waiting: this.lanes.light.waiting,
       heavyActive: this.lanes.heavy.active,
       heavyWaiting: this.lanes.heavy.waiting,
+      authActive: this.lanes.auth.active,
+      authWaiting: this.lanes.auth.waiting,
       shed: this.shed,
     };
   }

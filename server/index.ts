@@ -19,6 +19,10 @@ import { databaseUnavailableResponse } from "./unavailable";
 /** What app/entry.server.tsx exports besides the renderer. */
 interface AppEntry {
   bootstrap(): Promise<unknown>;
+  /** A one-time setup link's token while nobody is admin (docs/decisions/035-first-admin.md). */
+  prepareFirstAdminSetup(): Promise<string | null>;
+  /** Adds the demo community (SEED_DEMO=1); returns what it did, in one sentence. */
+  seedDemo(): Promise<string>;
   shutdown(): Promise<void>;
   /** Ends open live event streams, so that closing the server does not wait for them. */
   endLiveStreams(): void;
@@ -75,8 +79,11 @@ const buildId = (() => {
   }
 })();
 
+let setupToken: string | null = null;
 try {
   await app.bootstrap();
+  if (env.SEED_DEMO) logger.info(await app.seedDemo());
+  setupToken = await app.prepareFirstAdminSetup();
 } catch (error) {
   fail(`Soundtrail could not start: ${(error as Error).message}`);
 }
@@ -223,6 +230,13 @@ server.listen(env.PORT, env.HOST, () => {
     { host: env.HOST, port, baseUrl: env.BASE_URL },
     `Soundtrail listening on http://${env.HOST}:${port} — open ${env.BASE_URL}`,
   );
+  // Until someone is admin: the way to become the first one from the browser (one time).
+  if (setupToken) {
+    logger.info(
+      { setup: true },
+      `No administrator yet: sign up, then open ${env.BASE_URL}/setup/${setupToken} to become one`,
+    );
+  }
 });
 
 /**

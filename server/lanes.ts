@@ -16,7 +16,19 @@ const HEAVY_PATHS = [
   /^\/1\/stats\//,
 ];
 
+/**
+ * Requests that hash a password (or check a one-time code): signing in, up, in again with a
+ * second step, a new password, a guest's upgrade, the auth API and its token endpoints. POSTs
+ * only: the pages themselves are page views.
+ */
+const AUTH_PATHS = [
+  /^\/auth\/(?:login|signup|two-factor|reset-password|upgrade)(?:\.data)?$/,
+  /^\/api\/auth\//,
+  /^\/auth\/v1\//,
+];
+
 export function laneFor(method: string, pathname: string): Lane {
+  if (method === "POST" && AUTH_PATHS.some((re) => re.test(pathname))) return "auth";
   if (method !== "GET" && method !== "HEAD") return "light";
   return HEAVY_PATHS.some((re) => re.test(pathname)) ? "heavy" : "light";
 }

@@ -20,10 +20,14 @@ export type LiveMessage =
   /** This person's sessions were ended (sign out everywhere, ban): close their streams. */
   | { t: "s"; u: string }
   /**
-   * This person's listens or "now playing" changed (a player sent some, one was deleted); `o`:
-   * only the person may be told (a paused "now playing", listens of artists hidden from others).
+   * This person's listens or "now playing" changed (a player sent some, one was deleted, they
+   * paused it); `o`: only the person may be told (a paused "now playing", listens of artists
+   * hidden from others). Their pages, their readers' pages and friends' "listening now" strips
+   * refresh.
    */
-  | { t: "l"; u: string; o?: 1 };
+  | { t: "l"; u: string; o?: 1 }
+  /** A post's likes or comments changed: cards on screen of those it reaches show the counts. */
+  | { t: "c"; p: string };
 
 /** Publishes `message`; inside a transaction it is delivered on commit, never on rollback. */
 export async function publishLive(db: DbOrTx, message: LiveMessage): Promise<void> {

@@ -55,3 +55,18 @@ export function journeyOpenTo(reader: SQLWrapper, ownerId: string | SQLWrapper):
       or (${audience} = 'followers' and exists (select 1 from ${follows}
         where ${follows.followerId} = ${reader} and ${follows.followeeId} = ${owner})))))`;
 }
+
+/**
+ * The journey rule as an SQL predicate on an owner (an id, or a column for lists of people), for
+ * one viewer: journeyOpenTo with the viewer's id; signed out, only `everyone`.
+ */
+export function canSeeJourney(
+  viewerId: string | SQLWrapper | null,
+  ownerId: string | SQLWrapper,
+): SQL {
+  if (!viewerId) {
+    return sql`(coalesce((select ${journeySettings.audience} from ${journeySettings}
+      where ${journeySettings.userId} = ${ownerId}), 'followers') = 'everyone')`;
+  }
+  return journeyOpenTo(typeof viewerId === "string" ? sql`${viewerId}` : viewerId, ownerId);
+}

@@ -86,6 +86,8 @@ export const envSchema = z
       .optional(),
     /** Serves `/bench/fixture` (bench/feed-ssr.ts); set only by the bench's own server. */
     SOUNDTRAIL_BENCH: flag,
+    /** `SEED_DEMO=1 npm start`: adds the demo community as the server starts (README, Demo data). */
+    SEED_DEMO: flag,
     /**
      * On SIGTERM, how long to keep serving (with /readyz already 503) before closing, so a load
      * balancer stops sending first and requests on the wire still get answers.

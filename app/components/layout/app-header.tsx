@@ -13,6 +13,8 @@ export interface HeaderViewer {
   displayName: string;
   username: string;
   isAdmin: boolean;
+  /** Their picture; the header shows their initial without one. */
+  avatarUrl?: string | null;
 }
 
 interface NavItem {
@@ -269,9 +271,13 @@ function AccountMenu({
           }}
         />
       ) : null}
-      {/* .account-summary (app.css): the avatar's initial in a circle. */}
+      {/* .account-summary (app.css): the person's picture, else their initial, in a circle. */}
       <summary className="account-summary">
-        <span aria-hidden="true">{viewer.displayName.slice(0, 1).toUpperCase()}</span>
+        {viewer.avatarUrl ? (
+          <img src={viewer.avatarUrl} alt="" width={32} height={32} decoding="async" />
+        ) : (
+          <span aria-hidden="true">{viewer.displayName.slice(0, 1).toUpperCase()}</span>
+        )}
         <span className="sr-only">{`Account menu, ${viewer.displayName}`}</span>
       </summary>
       {isHydrated && !isOpen ? null : (

@@ -1,5 +1,6 @@
-import { eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { blockedBetween, journeyOpenTo } from "~/core/visibility.server";
+import { eq, sql } from "drizzle-orm";
+import { publishLive } from "~/core/live-bus.server";
+import { blockedBetween, canSeeJourney } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
 import { follows, type JourneyAudience, journeySettings } from "~/db/schema";
 import { queueJourneyAggregate } from "./aggregates.server";
@@ -97,6 +98,8 @@ export async function saveJourneySettings(
     updatedAt: new Date(),
   };
   await getDb().transaction(async (tx) => {
+    // Friends' "listening now" strips follow a paused or resumed "now playing" live.
+    await publishLive(tx, { t: "l", u: options.userId });
     await tx
       .insert(journeySettings)
       .values({ userId: options.userId, ...values })
@@ -106,16 +109,5 @@ export async function saveJourneySettings(
   });
 }
 
-/**
- * The rule of getJourneyAccess as an SQL predicate on an owner (an id, or a column for lists of
- * people): the viewer themself, or, across no block, an `everyone` journey, or a `followers` one
- * (the default, also without a settings row) of someone the viewer follows. Signed out, only
- * `everyone`.
- */
-export function canSeeJourney(viewerId: string | null, ownerId: string | SQLWrapper): SQL {
-  if (!viewerId) {
-    return sql`(coalesce((select ${journeySettings.audience} from ${journeySettings}
-      where ${journeySettings.userId} = ${ownerId}), 'followers') = 'everyone')`;
-  }
-  return journeyOpenTo(sql`${viewerId}`, ownerId);
-}
+// The journey rule as an SQL predicate lives in core (the realtime hub needs it too).
+export { canSeeJourney };

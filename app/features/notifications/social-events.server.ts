@@ -1,3 +1,4 @@
+import { publishLive } from "~/core/live-bus.server";
 import type { SocialEvent } from "~/core/social-events";
 import type { DbOrTx } from "~/db/client.server";
 import {
@@ -16,6 +17,15 @@ import {
 
 /** Records a social event (core/social-events.ts) in the transaction of the change. */
 export async function recordSocialEvent(tx: DbOrTx, event: SocialEvent): Promise<void> {
+  // Cards on screen show a post's counts live (the realtime hub sends them to those it reaches).
+  if (
+    event.type === "postLiked" ||
+    event.type === "postUnliked" ||
+    event.type === "commentAdded" ||
+    event.type === "commentDeleted"
+  ) {
+    await publishLive(tx, { t: "c", p: event.postId });
+  }
   switch (event.type) {
     case "postCreated":
       return notifyPostCreated(tx, event);

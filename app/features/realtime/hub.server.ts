@@ -1,9 +1,18 @@
 import { inArray, sql } from "drizzle-orm";
 import { type LiveMessage, type LiveSubscription, subscribeLive } from "~/core/live-bus.server";
 import { logger } from "~/core/logger.server";
-import { blockedBetween, journeyOpenTo } from "~/core/visibility.server";
+import { blockedBetween, canSeeJourney, journeyOpenTo } from "~/core/visibility.server";
 import { type DatabaseHandle, getDb, rowsOf } from "~/db/client.server";
-import { homeTimeline, posts, profiles, session, user } from "~/db/schema";
+import {
+  comments,
+  follows,
+  homeTimeline,
+  postLikes,
+  posts,
+  profiles,
+  session,
+  user,
+} from "~/db/schema";
 import { logOutageOr } from "~/db/unavailable.server";
 import {
   type NotificationView,
@@ -165,6 +174,19 @@ export class LiveHub {
             logger.error({ err: error }, "could not announce changed listens"),
           ),
         );
+        // The friends' "listening now" strips reload (what they then read is access-checked).
+        void this.announceNowPlaying(message.u).catch((error: unknown) =>
+          logOutageOr("live streams", error, () =>
+            logger.error({ err: error }, "could not announce a change of now playing"),
+          ),
+        );
+        return;
+      case "c":
+        void this.announceCounts(message.p).catch((error: unknown) =>
+          logOutageOr("live streams", error, () =>
+            logger.error({ err: error }, "could not announce a post's counts"),
+          ),
+        );
         return;
       case "s":
         void this.closeEndedSessions(message.u).catch((error: unknown) => {
@@ -296,6 +318,69 @@ export class LiveHub {
     );
     for (const row of rows) {
       const frame = formatEvent({ type: "unfurl", data: { postId, isOwn: Boolean(row.is_own) } });
+      for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
+    }
+  }
+
+  /**
+   * Someone's "now playing" (or listens) changed: tells each connected person who follows them
+   * and may see their journey, so the feed's "listening now" strip reloads. One query, over the
+   * people connected to this instance only.
+   */
+  private async announceNowPlaying(ownerId: string): Promise<void> {
+    const userIds = [...this.streams.keys()].filter((id) => id !== ownerId);
+    if (userIds.length === 0) return;
+    const rows = rowsOf<{ user_id: string }>(
+      await getDb().execute(sql`
+        select f.follower_id as user_id from ${follows} f
+        where f.followee_id = ${ownerId} and ${inArray(sql`f.follower_id`, userIds)}
+          and ${canSeeJourney(sql`f.follower_id`, ownerId)}`),
+    );
+    const frame = formatEvent({ type: "nowPlaying", data: { userId: ownerId } });
+    for (const row of rows) {
+      for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
+    }
+  }
+
+  /**
+   * A post's likes or comments changed: sends its counts to the connected people whose cards
+   * show it — its author and those whose "Following" timeline holds it (the author's followers
+   * who may see it), so the cost of a like is bounded by the author's followers connected here,
+   * never by everyone online. One query; `liked` is each reader's own like.
+   */
+  private async announceCounts(postId: string): Promise<void> {
+    const userIds = [...this.streams.keys()];
+    if (userIds.length === 0) return;
+    const rows = rowsOf<{
+      user_id: string;
+      like_count: number;
+      comment_count: number;
+      liked: boolean;
+    }>(
+      await getDb().execute(sql`
+        select v.user_id,
+          (select count(*)::int from ${postLikes} l where l.post_id = p.id) as like_count,
+          (select count(*)::int from ${comments} c where c.post_id = p.id) as comment_count,
+          exists (select 1 from ${postLikes} l
+            where l.post_id = p.id and l.user_id = v.user_id) as liked
+        from ${profiles} v
+        cross join ${posts} p
+        where p.id = ${postId} and ${inArray(sql`v.user_id`, userIds)}
+          and (v.user_id = p.author_id
+            or (exists (select 1 from ${homeTimeline} t
+                  where t.user_id = v.user_id and t.post_id = p.id)
+              and not ${blockedBetween(sql`v.user_id`, sql`p.author_id`)}))`),
+    );
+    for (const row of rows) {
+      const frame = formatEvent({
+        type: "counts",
+        data: {
+          postId,
+          likeCount: Number(row.like_count),
+          commentCount: Number(row.comment_count),
+          liked: Boolean(row.liked),
+        },
+      });
       for (const stream of this.streams.get(row.user_id) ?? []) stream.write(frame);
     }
   }

@@ -3,9 +3,18 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishLive } from "~/core/live-bus.server";
 import { getDb, setDatabase } from "~/db/client.server";
-import { blocks, follows, type JourneyAudience, journeySettings, session, user } from "~/db/schema";
+import {
+  blocks,
+  follows,
+  type JourneyAudience,
+  journeySettings,
+  nowPlaying,
+  session,
+  user,
+} from "~/db/schema";
 import { createTestDatabase, type TestDatabase } from "~/db/test-db.server";
 import { sessionsEnded } from "~/features/auth/index.server";
+import { blockUser } from "~/features/blocks/index.server";
 import { followUser } from "~/features/follows/index.server";
 import { likePost } from "~/features/likes/index.server";
 import { markAllRead } from "~/features/notifications/index.server";
@@ -306,6 +315,84 @@ describe("live hub on PGlite (NOTIFY / LISTEN in process)", () => {
     expect(old.isEnded()).toBe(true);
     expect(fresh.isEnded()).toBe(false);
     fresh.stream.end();
+  });
+
+  it("moves a post's counts for its author and followers, not for others online", async () => {
+    const ana = await createTestUser();
+    const fan = await createTestUser();
+    const stranger = await createTestUser();
+    const liker = await createTestUser();
+    await followUser({ viewerId: fan.id, targetId: ana.id });
+    const post = await createTestPost(ana.id, { title: "Counted" });
+    const author = openStream(ana.id, 0);
+    const follower = openStream(fan.id, 0);
+    const other = openStream(stranger.id, 0);
+    for (const c of [author, follower, other]) {
+      await until(() => c.events().some((e) => e.event === "unread"), "ready");
+    }
+    await likePost({ viewerId: liker.id, postId: post });
+    const countsOf = (c: typeof author) => c.events().filter((e) => e.event === "counts");
+    await until(() => countsOf(follower).length === 1, "the follower's counts");
+    await until(() => countsOf(author).length === 1, "the author's counts");
+    expect(countsOf(follower)[0]?.data).toEqual({
+      postId: post,
+      likeCount: 1,
+      commentCount: 0,
+      liked: false,
+    });
+    await likePost({ viewerId: fan.id, postId: post });
+    await until(() => countsOf(follower).length === 2, "the follower's own like");
+    expect(countsOf(follower)[1]?.data).toMatchObject({ likeCount: 2, liked: true });
+    // A message to the stranger afterwards proves their stream works and that no counts came.
+    await getDb().transaction((tx) => publishLive(tx, { t: "n", u: stranger.id }));
+    await until(
+      () => other.events().filter((e) => e.event === "unread").length === 2,
+      "the stranger's second unread",
+    );
+    expect(countsOf(other)).toEqual([]);
+    for (const c of [author, follower, other]) c.stream.end();
+  });
+
+  it("tells followers who may see it that someone's now playing changed", async () => {
+    const ben = await createTestUser();
+    const fan = await createTestUser();
+    const blocked = await createTestUser();
+    const stranger = await createTestUser();
+    await followUser({ viewerId: fan.id, targetId: ben.id });
+    await followUser({ viewerId: blocked.id, targetId: ben.id });
+    await blockUser({ viewerId: ben.id, targetId: blocked.id });
+    const follower = openStream(fan.id, 0);
+    const shut = openStream(blocked.id, 0);
+    const other = openStream(stranger.id, 0);
+    for (const c of [follower, shut, other]) {
+      await until(() => c.events().some((e) => e.event === "unread"), "ready");
+    }
+    // As a player's playing_now does (recordPlayingNow): the row, then the live message.
+    await getDb().transaction(async (tx) => {
+      await tx.insert(nowPlaying).values({
+        userId: ben.id,
+        artistName: "Broadcast",
+        trackName: "Black Cat",
+        expiresAt: new Date(Date.now() + 200_000),
+      });
+      await publishLive(tx, { t: "l", u: ben.id });
+    });
+    await until(
+      () => follower.events().some((e) => e.event === "nowPlaying"),
+      "the follower's nowPlaying",
+    );
+    expect(follower.events().find((e) => e.event === "nowPlaying")?.data).toEqual({
+      userId: ben.id,
+    });
+    for (const c of [shut, other]) {
+      await getDb().transaction((tx) => publishLive(tx, { t: "n", u: c.stream.userId }));
+      await until(
+        () => c.events().filter((e) => e.event === "unread").length === 2,
+        "a later message",
+      );
+      expect(c.events().some((e) => e.event === "nowPlaying")).toBe(false);
+    }
+    for (const c of [follower, shut, other]) c.stream.end();
   });
 
   it("ends every stream and refuses new ones when draining", async () => {

@@ -20,15 +20,19 @@ export interface LiveClientOptions {
   clearTimeout?: (handle: unknown) => void;
 }
 
-const KNOWN: ReadonlySet<string> = new Set<LiveEventType>([
-  "ready",
-  "heartbeat",
-  "notification",
-  "unread",
-  "post",
-  "unfurl",
-  "listens",
-]);
+// A record, so a new event type that is not listed here fails to compile instead of being dropped.
+const EVENT_TYPES: Record<LiveEventType, true> = {
+  ready: true,
+  heartbeat: true,
+  notification: true,
+  unread: true,
+  post: true,
+  unfurl: true,
+  listens: true,
+  nowPlaying: true,
+  counts: true,
+};
+const KNOWN: ReadonlySet<string> = new Set(Object.keys(EVENT_TYPES));
 
 /**
  * Parses a text/event-stream incrementally (WHATWG "server-sent events" framing): returns the

@@ -21,6 +21,13 @@ export type LiveEvent =
    * lets in (audience, blocks), unless only they may know (paused "now playing", hidden
    * artists). Pages that show that person's listens reload them.
    */
-  | { type: "listens"; data: { at: number; userId: string } };
+  | { type: "listens"; data: { at: number; userId: string } }
+  /** Someone whose "now playing" the reader may see started or stopped playing: refresh the strip. */
+  | { type: "nowPlaying"; data: { userId: string } }
+  /** A post's counts, as the reader sees them (`liked`: the reader's own like). */
+  | {
+      type: "counts";
+      data: { postId: string; likeCount: number; commentCount: number; liked: boolean };
+    };
 
 export type LiveEventType = LiveEvent["type"];

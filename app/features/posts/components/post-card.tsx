@@ -10,6 +10,7 @@ import type { PostCardData } from "../post-cards.server";
 import { MusicLink } from "./music-link";
 import { NoteText } from "./note-text";
 import { PostMenu } from "./post-menu";
+import { useLiveCounts } from "./use-live-counts";
 
 export type { PostCardData };
 
@@ -49,6 +50,11 @@ export const PostCard = memo(function PostCard({
   const isOwn = post.author.id === viewerId;
   const Heading = `h${headingLevel}` as "h1" | "h2" | "h3";
   const sub = subtitle(post);
+  const counts = useLiveCounts(post.id, {
+    likeCount: post.likeCount,
+    commentCount: post.commentCount,
+    liked: post.viewerHasLiked,
+  });
   return (
     <article id={`post-${post.id}`} className="post-card">
       {/* .post-card > header, > footer, .post-who > a / span: app.css */}
@@ -153,19 +159,19 @@ export const PostCard = memo(function PostCard({
       <footer>
         <LikeButton
           postId={post.id}
-          liked={post.viewerHasLiked}
-          likeCount={post.likeCount}
+          liked={counts.liked}
+          likeCount={counts.likeCount}
           isSignedIn={viewerId !== null}
         />
         <Link
           to={`/post/${post.id}#comments`}
           discover="none"
           prefetch="intent"
-          aria-label={`Comments (${post.commentCount})`}
+          aria-label={`Comments (${counts.commentCount})`}
         >
           {/* Its icon is CSS (.post-card > footer > a::before); aria-label names the link, so
               the count needs no aria-hidden of its own. */}
-          {post.commentCount}
+          {counts.commentCount}
         </Link>
         {mood ? (
           <span>
