@@ -18,3 +18,4 @@ export * from "./profiles";
 export * from "./rate-limits";
 export * from "./social";
 export * from "./unfurls";
+export * from "./federation";

@@ -1,3 +1,4 @@
+import { queueFederationEvent } from "~/core/federation-events.server";
 import type { SocialEvent } from "~/core/social-events";
 import type { DbOrTx } from "~/db/client.server";
 import {
@@ -16,6 +17,12 @@ import {
 
 /** Records a social event (core/social-events.ts) in the transaction of the change. */
 export async function recordSocialEvent(tx: DbOrTx, event: SocialEvent): Promise<void> {
+  await notify(tx, event);
+  // What concerns other servers goes out as ActivityPub, queued in the same transaction.
+  await queueFederationEvent(tx, event);
+}
+
+async function notify(tx: DbOrTx, event: SocialEvent): Promise<void> {
   switch (event.type) {
     case "postCreated":
       return notifyPostCreated(tx, event);
