@@ -98,7 +98,8 @@ export const deliverJob = defineJob<DeliveryPayload>({
     try {
       await ctx.sendActivity(
         { identifier: job.payload.sender },
-        { id: null, inboxId: inbox },
+        // Fedify skips a recipient without an id; the inbox stands for whoever reads it.
+        { id: inbox, inboxId: inbox },
         activity,
         { immediate: true },
       );

@@ -149,7 +149,6 @@ function buildFederation(): Federation<void> {
     documentLoaderFactory: () => createCachedDocumentLoader(kv, allowLoopback),
     contextLoaderFactory: () => createCachedDocumentLoader(kv, allowLoopback),
     authenticatedDocumentLoaderFactory: (identity) => createDocumentLoader(allowLoopback, identity),
-    userAgent: FEDERATION_USER_AGENT,
     skipSignatureVerification: false,
   });
 

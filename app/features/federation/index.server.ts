@@ -12,3 +12,4 @@ export { lookupRemotePerson } from "./lookup.server";
 export { federationEventJob } from "./outbound.server";
 export { federationQueueJob, JobsMessageQueue } from "./queue.server";
 export { findRemoteByUri, upsertRemoteActor } from "./remote.server";
+export { looksLikeRemotePerson } from "./lookup.server";
