@@ -27,6 +27,7 @@ const SERVER_SUITES = [
   "server/crash-writes.test.ts",
   "server/database-outage.test.ts",
   "server/db-move.test.ts",
+  "server/federation.test.ts",
   "server/feed-bytes.test.ts",
   "server/job-crash.test.ts",
   "server/liblistenbrainz.test.ts",
