@@ -36,11 +36,7 @@ import {
 } from "~/db/schema";
 import { getEnv } from "~/lib/env.server";
 import { setDeliveryContext } from "./deliver.server";
-import {
-  createCachedDocumentLoader,
-  createDocumentLoader,
-  FEDERATION_USER_AGENT,
-} from "./documents.server";
+import { createCachedDocumentLoader, createDocumentLoader } from "./documents.server";
 import {
   handleInboundCreate,
   handleInboundDelete,

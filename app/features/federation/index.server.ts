@@ -8,8 +8,7 @@ export {
 } from "./federation.server";
 export { handleFederationRequest, isFederationRequest } from "./handler.server";
 export { DatabaseKvStore } from "./kv.server";
-export { lookupRemotePerson } from "./lookup.server";
+export { looksLikeRemotePerson, lookupRemotePerson } from "./lookup.server";
 export { federationEventJob } from "./outbound.server";
 export { federationQueueJob, JobsMessageQueue } from "./queue.server";
 export { findRemoteByUri, upsertRemoteActor } from "./remote.server";
-export { looksLikeRemotePerson } from "./lookup.server";
