@@ -5,6 +5,7 @@ import {
   Create,
   createFederation as createRemoteFederation,
   Delete,
+  exportSpki,
   type Federation,
   Follow,
   generateCryptoKeyPair,
@@ -473,5 +474,128 @@ describe("federation", () => {
     const dead = await getDb().select().from(jobs).where(eq(jobs.status, "dead"));
     expect(dead).toEqual([]);
     void bo;
+  });
+  it("accepts Mastodon-shaped activities: a reply with HTML, a Like, Delete of a Tombstone, Update Person", async () => {
+    const [ana] = await getDb().select().from(profiles).where(eq(profiles.username, "ana"));
+    if (!ana) throw new Error("ana");
+    const postId = await createTestPost(ana.userId, { audience: "everyone" });
+    const context = [
+      "https://www.w3.org/ns/activitystreams",
+      "https://w3id.org/security/v1",
+      {
+        manuallyApprovesFollowers: "as:manuallyApprovesFollowers",
+        toot: "http://joinmastodon.org/ns#",
+        sensitive: "as:sensitive",
+        Hashtag: "as:Hashtag",
+        atomUri: "ostatus:atomUri",
+        ostatus: "http://ostatus.org#",
+        conversation: "ostatus:conversation",
+      },
+    ];
+    const noteId = `${BO}/statuses/110000000000000001`;
+    const reply = {
+      "@context": context,
+      id: `${noteId}/activity`,
+      type: "Create",
+      actor: BO,
+      published: "2026-11-29T12:00:00Z",
+      to: ["https://www.w3.org/ns/activitystreams#Public"],
+      cc: [`${BO}/followers`, `${HERE_ORIGIN}/u/ana`],
+      object: {
+        id: noteId,
+        type: "Note",
+        summary: null,
+        inReplyTo: `${HERE_ORIGIN}/post/${postId}`,
+        published: "2026-11-29T12:00:00Z",
+        url: `${REMOTE_ORIGIN}/@bo/110000000000000001`,
+        attributedTo: BO,
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+        cc: [`${BO}/followers`, `${HERE_ORIGIN}/u/ana`],
+        sensitive: false,
+        atomUri: noteId,
+        conversation: "tag:example,2026:objectId=1:objectType=Conversation",
+        content: `<p><span class="h-card" translate="no"><a href="${HERE_ORIGIN}/u/ana" class="u-url mention">@<span>ana</span></a></span> what a track! <img src=x onerror=alert(1)></p>`,
+        contentMap: { en: "<p>what a track!</p>" },
+        attachment: [],
+        tag: [{ type: "Mention", href: `${HERE_ORIGIN}/u/ana`, name: "@ana" }],
+        replies: {
+          id: `${noteId}/replies`,
+          type: "Collection",
+          first: {
+            type: "CollectionPage",
+            next: `${noteId}/replies?page=true`,
+            partOf: `${noteId}/replies`,
+            items: [],
+          },
+        },
+      },
+    };
+    expect((await deliver(reply)).status).toBe(202);
+    await settle();
+    const [comment] = rowsOf<{ content: string; user_id: string }>(
+      await getDb().execute(
+        sql`select content, user_id from comments where post_id = ${postId}::uuid`,
+      ),
+    );
+    expect(comment?.content).toBe("@ana what a track!");
+
+    const like = {
+      "@context": "https://www.w3.org/ns/activitystreams",
+      id: `${BO}#likes/42`,
+      type: "Like",
+      actor: BO,
+      object: `${HERE_ORIGIN}/post/${postId}`,
+    };
+    expect((await deliver(like)).status).toBe(202);
+    await settle();
+    expect(await getDb().select().from(postLikes).where(eq(postLikes.postId, postId))).toHaveLength(
+      1,
+    );
+
+    const del = {
+      "@context": [
+        "https://www.w3.org/ns/activitystreams",
+        { ostatus: "http://ostatus.org#", atomUri: "ostatus:atomUri" },
+      ],
+      id: `${noteId}#delete`,
+      type: "Delete",
+      actor: BO,
+      to: ["https://www.w3.org/ns/activitystreams#Public"],
+      object: { id: noteId, type: "Tombstone", atomUri: noteId },
+    };
+    expect((await deliver(del)).status).toBe(202);
+    await settle();
+    expect(
+      rowsOf(await getDb().execute(sql`select 1 from comments where post_id = ${postId}::uuid`)),
+    ).toEqual([]);
+
+    const update = {
+      "@context": context,
+      id: `${BO}#updates/1`,
+      type: "Update",
+      actor: BO,
+      to: ["https://www.w3.org/ns/activitystreams#Public"],
+      object: {
+        id: BO,
+        type: "Person",
+        preferredUsername: "bo",
+        name: "Bo Renamed",
+        summary: "<p>Now on drums</p>",
+        inbox: `${BO}/inbox`,
+        followers: `${BO}/followers`,
+        publicKey: {
+          id: `${BO}#main-key`,
+          owner: BO,
+          publicKeyPem: await exportSpki(remoteKeys.publicKey),
+        },
+      },
+    };
+    expect((await deliver(update)).status).toBe(202);
+    await settle();
+    const [bo] = await getDb()
+      .select()
+      .from(profiles)
+      .where(eq(profiles.username, `bo@${REMOTE.host}:${REMOTE.port}`));
+    expect(bo).toMatchObject({ displayName: "Bo Renamed", bio: "Now on drums" });
   });
 });
