@@ -7,6 +7,8 @@ const ISOLATED = [
   "app/features/auth-api/auth-api.test.ts",
   // starts and stops the live hub
   "app/features/realtime/hub.test.ts",
+  // sets BASE_URL and FEDERATION_ALLOW_LOOPBACK before the environment is first read
+  "app/features/federation/federation.test.ts",
 ];
 
 /**
@@ -25,6 +27,7 @@ const SERVER_SUITES = [
   "server/crash-writes.test.ts",
   "server/database-outage.test.ts",
   "server/db-move.test.ts",
+  "server/federation.test.ts",
   "server/feed-bytes.test.ts",
   "server/job-crash.test.ts",
   "server/liblistenbrainz.test.ts",

@@ -12,6 +12,12 @@ import {
   setDatabase,
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
+import {
+  deliverJob,
+  federationEventJob,
+  federationQueueJob,
+  getFederation,
+} from "~/features/federation/index.server";
 import { fanOutJob } from "~/features/feed/fanout-jobs.server";
 import {
   journeyAggregateJob,
@@ -35,7 +41,13 @@ export const JOB_DEFINITIONS = [
   unfurlJob,
   listenImportJob,
   journeyAggregateJob,
+  federationQueueJob,
+  federationEventJob,
+  deliverJob,
 ];
+
+/** Stops Fedify's queue listener at shutdown. */
+let federationQueue: AbortController | null = null;
 
 /**
  * How many requests wait for an admission turn right now; the server wires in its queue, so
@@ -75,6 +87,11 @@ export function bootstrap(): Promise<DatabaseHandle> {
     await recoverStalledImports();
     await queueStaleJourneyAggregates();
     await queuePendingUnfurls();
+    if (env.FEDERATION) {
+      // Fedify's inbox queue is our job system: this registers the handler its jobs run.
+      federationQueue = new AbortController();
+      void getFederation().startQueue(undefined, { signal: federationQueue.signal });
+    }
     await startJobRunner({
       handle,
       definitions: JOB_DEFINITIONS,
@@ -98,6 +115,8 @@ export async function shutdown(): Promise<void> {
   await stopMaintenance();
   // Running jobs stop at their next safe point and are queued again for the next start.
   await stopJobRunner(10_000);
+  federationQueue?.abort();
+  federationQueue = null;
   await stopLiveHub();
   // Mails promised after an answer (reset links, codes) go out before the database closes.
   await settleAfterResponse();

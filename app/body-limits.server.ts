@@ -17,11 +17,21 @@ import { UPLOAD_BODY_MAX_BYTES } from "~/features/posts/constants";
  *   which its action streams to disk (never read whole here or there);
  * - `json`: the routes that take JSON;
  * - `api`: the token API (`/auth/v1/…`): small JSON bodies, or none;
+ * - `activitypub`: ActivityPub inbox deliveries (`/inbox`, `/u/{name}/inbox`): one activity as
+ *   JSON (`application/activity+json` or `application/ld+json`), 256 KB at most;
  * - `listenbrainz`: the ListenBrainz API (`/1/…`): up to 1000 listens of JSON, whatever the
  *   Content-Type says (players send none, or text/plain), and on any method (Navidrome's
  *   validate-token is a GET with `{}` as its body).
  */
-export type BodyClass = "none" | "form" | "upload" | "history" | "json" | "api" | "listenbrainz";
+export type BodyClass =
+  | "none"
+  | "form"
+  | "upload"
+  | "history"
+  | "json"
+  | "api"
+  | "activitypub"
+  | "listenbrainz";
 
 /** Largest body of each class, in bytes. */
 export const BODY_LIMITS: Record<BodyClass, number> = {
@@ -32,6 +42,7 @@ export const BODY_LIMITS: Record<BodyClass, number> = {
   history: IMPORT_MAX_BYTES + 1024 * 1024,
   json: MAX_BATCH_REQUEST_BYTES,
   api: 64 * 1024,
+  activitypub: 256 * 1024,
   listenbrainz: MAX_LISTEN_PAYLOAD_SIZE,
 };
 
@@ -66,6 +77,7 @@ export function bodyClassFor(method: string, pathname: string): BodyClass {
   if (path === "/1" || path.startsWith("/1/")) return "listenbrainz";
   if (BODYLESS_METHODS.has(method.toUpperCase())) return "none";
   if (path.startsWith("/auth/v1/")) return "api";
+  if (path === "/inbox" || /^\/u\/[^/]+\/inbox$/.test(path)) return "activitypub";
   if (UPLOAD_PATHS.some((re) => re.test(path))) return "upload";
   if (HISTORY_PATHS.some((re) => re.test(path))) return "history";
   if (JSON_PATHS.some((re) => re.test(path))) return "json";
@@ -130,6 +142,14 @@ export function checkDeclaredBody(
 
   const contentType = headers["content-type"];
   const type = mediaTypeOf(contentType);
+  if (bodyClass === "activitypub") {
+    return type === "application/json" || type.endsWith("+json")
+      ? null
+      : {
+          status: 415,
+          message: "Send the activity as JSON (Content-Type: application/activity+json).",
+        };
+  }
   if (bodyClass === "api") {
     // Clients send bodiless POSTs (logout) with or without a JSON type: both are fine.
     const isEmpty = declared === "0" || (declared === undefined && !isChunked);

@@ -18,6 +18,10 @@ export {
   renderMetrics,
   watchAdmission,
 } from "~/core/metrics.server";
+export {
+  handleFederationRequest,
+  isFederationRequest,
+} from "~/features/federation/index.server";
 export { collectAfterResponse } from "~/lib/after-response.server";
 export {
   bootstrap,

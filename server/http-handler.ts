@@ -122,6 +122,7 @@ export function createNodeHandler(options: NodeHandlerOptions) {
     const wantsJson =
       context.bodyClass === "json" ||
       context.bodyClass === "api" ||
+      context.bodyClass === "activitypub" ||
       isListenBrainz ||
       mediaTypeOf(req.headers.accept) === "application/json";
     const body = wantsJson
@@ -148,7 +149,11 @@ export function createNodeHandler(options: NodeHandlerOptions) {
   }
 
   function refusalResponse(refusal: BodyRefusal, requestId: string, bodyClass: BodyClass) {
-    const isJson = bodyClass === "json" || bodyClass === "api" || bodyClass === "listenbrainz";
+    const isJson =
+      bodyClass === "json" ||
+      bodyClass === "api" ||
+      bodyClass === "activitypub" ||
+      bodyClass === "listenbrainz";
     return new Response(
       isJson ? JSON.stringify(refusalBody(refusal, bodyClass)) : refusal.message,
       {
@@ -207,8 +212,12 @@ export function createNodeHandler(options: NodeHandlerOptions) {
     // The ListenBrainz API (/1/) is the same kind of API: a token in a header, no cookie.
     const isBearer = /^bearer\s/i.test(String(req.headers.authorization ?? ""));
     const isListenBrainz = bodyClass === "listenbrainz";
-    if (isBearer || isListenBrainz) dropAmbientCredentials(req);
-    const isTokenApi = bodyClass === "api" || isListenBrainz || /^\/auth\/v1\//i.test(pathname);
+    // An ActivityPub delivery's credential is its HTTP signature (checked by Fedify): like the
+    // token APIs, no cookie counts and Origin has nothing to defend.
+    const isActivityPub = bodyClass === "activitypub";
+    if (isBearer || isListenBrainz || isActivityPub) dropAmbientCredentials(req);
+    const isTokenApi =
+      bodyClass === "api" || isListenBrainz || isActivityPub || /^\/auth\/v1\//i.test(pathname);
     const foreign =
       isBearer || isTokenApi ? null : checkOrigin(method, req.headers, options.allowedOrigins);
     if (foreign) {

@@ -40,6 +40,12 @@ interface AppEntry {
   watchAdmission(stats: () => { active: number; waiting: number }): void;
   /** Counts a request refused because the admission queue was full. */
   countShedRequest(): void;
+  /** ActivityPub (WebFinger, NodeInfo, actors, inboxes): answered by federation, not React Router. */
+  isFederationRequest(request: Request): boolean;
+  handleFederationRequest(
+    request: Request,
+    fallback: (request: Request) => Promise<Response>,
+  ): Promise<Response>;
   createLoadContext(info: {
     requestId: string;
     nonce: string;
@@ -119,7 +125,9 @@ const handler = createNodeHandler({
       buildId,
     });
     const { result: response, flush } = await app.collectAfterResponse(() =>
-      handleDocument(request, context),
+      app.isFederationRequest(request)
+        ? app.handleFederationRequest(request, (req) => handleDocument(req, context))
+        : handleDocument(request, context),
     );
     afterResponse.set(facts.requestId, flush);
     // A database outage is not a bug of this request: 503 with Retry-After and a clear page,

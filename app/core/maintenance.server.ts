@@ -52,6 +52,8 @@ export const PURGES: readonly Purge[] = [
   // Finished jobs stay a day for the admin page; dead ones a month for an admin to look at.
   { table: "jobs", where: "status = 'done' and finished_at < now() - interval '1 day'" },
   { table: "jobs", where: "status = 'dead' and finished_at < now() - interval '30 days'" },
+  // Fedify's cache of remote documents and keys, and its inbox idempotence, past their TTL.
+  { table: "federation_kv", where: "expires_at < now()" },
 ];
 
 export type MaintenanceStep =

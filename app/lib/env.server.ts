@@ -167,6 +167,20 @@ export const envSchema = z
       })
       .optional()
       .transform((value) => value === "true" || value === "on" || value === "1"),
+    /**
+     * ActivityPub federation (docs/decisions/038-federation.md): `on` (the default) or `off`.
+     * Off, the server answers none of WebFinger, NodeInfo, actors or inboxes and sends nothing.
+     */
+    FEDERATION: z.enum(["on", "off", ""], { error: "must be on or off" }).optional(),
+    /**
+     * For tests and local development only: remote servers on loopback addresses (127.0.0.0/8,
+     * ::1, localhost), over plain HTTP and any port, may be fetched and delivered to. Every
+     * other private address stays refused.
+     */
+    FEDERATION_ALLOW_LOOPBACK: z
+      .enum(["true", "false", "on", "off", "1", "0", ""], { error: "must be true or false" })
+      .optional()
+      .transform((value) => value === "true" || value === "on" || value === "1"),
     /** Set by CI systems; only read for the default of UNFURL_LINKS. */
     CI: optionalString,
     /**
@@ -199,6 +213,7 @@ export const envSchema = z
     ...env,
     BASE_URL: env.BASE_URL ?? `http://localhost:${env.PORT}`,
     DATA_DIR: path.resolve(env.DATA_DIR),
+    FEDERATION: env.FEDERATION !== "off",
     UNFURL_LINKS: env.UNFURL_LINKS
       ? env.UNFURL_LINKS === "on"
       : env.NODE_ENV !== "test" && !isCiFlag(env.CI),

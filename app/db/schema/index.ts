@@ -7,6 +7,7 @@ export * from "./auth-relations";
 export * from "./auth-tokens";
 export * from "./data-exports";
 export * from "./email-preferences";
+export * from "./federation";
 export * from "./jobs";
 export * from "./journey-aggregates";
 export * from "./listens";

@@ -6,4 +6,7 @@ export const JOB_KIND_LABELS: Record<string, string> = {
   "journey.import": "History import",
   "journey.aggregate": "Journey aggregates",
   "settings.data-export": "Data export",
+  "federation.deliver": "Federation delivery",
+  "federation.event": "Federation: activity to send",
+  "federation.queue": "Federation: received activity",
 };

@@ -1,3 +1,4 @@
+import { queueFederationEvent } from "~/core/federation-events.server";
 import { publishLive } from "~/core/live-bus.server";
 import type { SocialEvent } from "~/core/social-events";
 import type { DbOrTx } from "~/db/client.server";
@@ -26,6 +27,12 @@ export async function recordSocialEvent(tx: DbOrTx, event: SocialEvent): Promise
   ) {
     await publishLive(tx, { t: "c", p: event.postId });
   }
+  await notify(tx, event);
+  // What concerns other servers goes out as ActivityPub, queued in the same transaction.
+  await queueFederationEvent(tx, event);
+}
+
+async function notify(tx: DbOrTx, event: SocialEvent): Promise<void> {
   switch (event.type) {
     case "postCreated":
       return notifyPostCreated(tx, event);

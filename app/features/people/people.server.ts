@@ -43,7 +43,13 @@ export async function getProfile(options: {
 }): Promise<ProfileData | null> {
   const { viewerId } = options;
   const username = options.username.trim();
-  if (!/^[A-Za-z0-9_.]{1,60}$/.test(username)) return null;
+  // A local name, or a remote person's `name@host[:port]` (federation: a person row with an
+  // origin, whose username names their server).
+  if (
+    !/^[A-Za-z0-9_.]{1,60}(?:@[A-Za-z0-9.-]{1,253}(?::\d{1,5})?(?:~[0-9a-f]{6})?)?$/.test(username)
+  ) {
+    return null;
+  }
   const v = viewerId ?? "";
   const [row] = await getDb()
     .select({

@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { queueFederationEvent } from "~/core/federation-events.server";
 import { isUuid } from "~/core/ids";
 import { POST_NOT_FOUND } from "~/core/visibility.server";
 import { getDb } from "~/db/client.server";
@@ -136,6 +137,8 @@ export async function updatePost(options: UpdatePostOptions): Promise<void> {
       await tx.delete(media).where(eq(media.id, current.mediaId));
     }
     await requestUnfurl(tx, input.linkUrl);
+    // Other servers that have the post get the edit (`Update`, or `Delete` once it is only-me).
+    await queueFederationEvent(tx, { type: "postUpdated", postId, authorId: viewerId });
     if (current.audience !== input.audience) {
       await refanOutPost(tx, {
         id: postId,

@@ -23,8 +23,20 @@ export class FetchRefused extends Error {
 export type Lookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export interface SafeFetchOptions {
-  /** Hosts that may be fetched over HTTPS (exact names; "*.example.com" for subdomains). */
-  allowedHosts: readonly string[];
+  /**
+   * Hosts that may be fetched over HTTPS (exact names; "*.example.com" for subdomains), or
+   * "any" (federation: any public host).
+   */
+  allowedHosts: readonly string[] | "any";
+  /**
+   * Tests and local development only (FEDERATION_ALLOW_LOOPBACK): a host that resolves to
+   * loopback addresses only (127.0.0.0/8, ::1), or is one, may be fetched over plain HTTP on any
+   * port. Every other private address stays refused.
+   */
+  allowLoopback?: boolean;
+  /** Extra request headers (an HTTP signature of a fetch on someone's behalf). */
+  headers?: Record<string, string>;
+  userAgent?: string;
   /** Origins configured by the operator: trusted as they are. */
   trustedOrigins: readonly string[];
   maxBytes: number;
@@ -96,7 +108,8 @@ export function isPublicAddress(address: string): boolean {
   return !blocked.check(address, "ipv6");
 }
 
-function hostAllowed(host: string, allowed: readonly string[]): boolean {
+function hostAllowed(host: string, allowed: readonly string[] | "any"): boolean {
+  if (allowed === "any") return true;
   return allowed.some((pattern) =>
     pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) : host === pattern,
   );
@@ -111,6 +124,10 @@ interface Target {
 async function vet(url: URL, options: SafeFetchOptions): Promise<Target> {
   if (url.username || url.password) throw new FetchRefused("credentials in the URL");
   if (options.trustedOrigins.includes(url.origin)) return { url, address: null };
+  if (options.allowLoopback) {
+    const loopback = await loopbackTarget(url, options);
+    if (loopback) return loopback;
+  }
   if (url.protocol !== "https:") throw new FetchRefused(`not HTTPS: ${url.origin}`);
   if (url.port && url.port !== "443") throw new FetchRefused(`unexpected port: ${url.origin}`);
   const host = url.hostname.toLowerCase();
@@ -127,6 +144,41 @@ async function vet(url: URL, options: SafeFetchOptions): Promise<Target> {
   const bad = addresses.find((a) => !isPublicAddress(a.address));
   if (bad) throw new FetchRefused(`private address for ${host}: ${bad.address}`);
   return { url, address: addresses[0] ?? null };
+}
+
+function isLoopbackAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return address.startsWith("127.");
+  return family === 6 && (address === "::1" || address.toLowerCase().startsWith("::ffff:127."));
+}
+
+/** With `allowLoopback`: the target when `url`'s host is (or resolves only to) loopback. */
+async function loopbackTarget(url: URL, options: SafeFetchOptions): Promise<Target | null> {
+  if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (net.isIP(host)) {
+    return isLoopbackAddress(host)
+      ? { url, address: { address: host, family: net.isIP(host) } }
+      : null;
+  }
+  let addresses: { address: string; family: number }[];
+  try {
+    addresses = await (options.lookup ?? defaultLookup)(host);
+  } catch {
+    return null;
+  }
+  const first = addresses[0];
+  if (!first || !addresses.every((a) => isLoopbackAddress(a.address))) return null;
+  return { url, address: first };
+}
+
+/**
+ * Throws FetchRefused unless `url` may be reached under `options` (for a request this module
+ * does not make itself: a federation delivery POST). Resolves the name once; the caller's
+ * connection resolves it again, so this narrows, and does not close, a DNS-rebinding window.
+ */
+export async function assertSafeUrl(url: URL, options: SafeFetchOptions): Promise<void> {
+  await vet(url, options);
 }
 
 interface Hop {
@@ -146,8 +198,10 @@ function request(target: Target, options: SafeFetchOptions, signal: AbortSignal)
         method: "GET",
         signal,
         headers: {
+          ...options.headers,
           Accept: options.accept,
-          "User-Agent": "Soundtrail link preview (+https://github.com/soundtrail)",
+          "User-Agent":
+            options.userAgent ?? "Soundtrail link preview (+https://github.com/soundtrail)",
         },
         // Connect to the address that was checked, whatever DNS says now.
         ...(address

@@ -1,6 +1,7 @@
-import { useNavigation } from "react-router";
+import { redirect, useNavigation } from "react-router";
 import { PageHeader } from "~/components/ui/page-header";
 import { requireUser } from "~/features/auth/guards.server";
+import { looksLikeRemotePerson, lookupRemotePerson } from "~/features/federation/index.server";
 import { SearchBox } from "~/features/search/components/search-box";
 import { SearchResults } from "~/features/search/components/search-results";
 import { SearchTabs } from "~/features/search/components/search-tabs";
@@ -19,6 +20,13 @@ export const meta: Route.MetaFunction = ({ data }) => [
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const viewer = requireUser(context, request);
+  // `@ana@other.host` or a profile URL elsewhere: the remote person, found over ActivityPub,
+  // opens as a profile here (with Follow).
+  const q = new URL(request.url).searchParams.get("q") ?? "";
+  if (looksLikeRemotePerson(q)) {
+    const remote = await lookupRemotePerson(q);
+    if (remote) throw redirect(`/u/${encodeURIComponent(remote.username)}`);
+  }
   const data = await loadSearchPage({
     viewerId: viewer.id,
     params: new URL(request.url).searchParams,
