@@ -49,7 +49,14 @@ export async function action({ context, request }: Route.ActionArgs) {
     const { form: _form, ...failure } = parsed;
     return data(failure, { status: 400 });
   }
-  await createPost({ viewerId: viewer.id, input: parsed.input, image: parsed.image });
+  const clientId = parsed.form.get("clientId");
+  // A refusal (an AppError) becomes this action's data at the edge, shown in the composer.
+  await createPost({
+    viewerId: viewer.id,
+    input: parsed.input,
+    image: parsed.image,
+    clientId: typeof clientId === "string" ? clientId : null,
+  });
   return redirectWithToast("/feed", {
     type: "success",
     title: "Shared",

@@ -140,7 +140,9 @@ export async function action({ params, request, context }: Route.ActionArgs) {
         }
         if (intent === "add-comment") {
           const replyTo = form.get("replyToId");
+          const clientId = form.get("clientId");
           const { id } = await addComment({
+            clientId: typeof clientId === "string" && clientId ? clientId.slice(0, 100) : null,
             viewerId: viewer.id,
             postId: params.id,
             content: parsed.data.content,
