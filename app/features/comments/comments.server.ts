@@ -252,7 +252,10 @@ export async function addComment(options: {
   const { viewerId, postId } = options;
   const clientId = options.clientId || null;
   if (clientId !== null && !isUuid(clientId)) {
-    throw new AppError("invalid", "This comment's key is not valid. Reload the page and try again.");
+    throw new AppError(
+      "invalid",
+      "This comment's key is not valid. Reload the page and try again.",
+    );
   }
   if (!isUuid(postId)) throw new AppError("not_found", POST_NOT_FOUND);
   const replyToId = options.replyToId || null;
@@ -266,7 +269,10 @@ export async function addComment(options: {
         .where(eq(comments.commentId, clientId));
       if (!row) return null;
       if (row.userId !== viewerId || row.postId !== postId) {
-        throw new AppError("conflict", "This comment's key is taken. Reload the page and try again.");
+        throw new AppError(
+          "conflict",
+          "This comment's key is taken. Reload the page and try again.",
+        );
       }
       return { id: clientId };
     };

@@ -21,7 +21,10 @@ describe("a post or comment sent again with the same key (a retry after a lost a
     expect(first.id).toBe(clientId);
     expect(second.id).toBe(clientId);
     expect(third.id).toBe(clientId);
-    const rows = await getDb().select({ id: posts.id }).from(posts).where(eq(posts.authorId, ana.id));
+    const rows = await getDb()
+      .select({ id: posts.id })
+      .from(posts)
+      .where(eq(posts.authorId, ana.id));
     expect(rows).toEqual([{ id: clientId }]);
   });
 

@@ -91,11 +91,7 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
  * The viewer's post with this client-chosen id (a repeated send), null when there is none; an
  * id somebody else's post holds is refused rather than answered with their post.
  */
-async function existingPostFor(
-  tx: Tx,
-  id: string,
-  viewerId: string,
-): Promise<string | null> {
+async function existingPostFor(tx: Tx, id: string, viewerId: string): Promise<string | null> {
   const [row] = await tx.select({ authorId: posts.authorId }).from(posts).where(eq(posts.id, id));
   if (!row) return null;
   if (row.authorId !== viewerId) {

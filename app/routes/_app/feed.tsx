@@ -13,6 +13,7 @@ import { parsePostForm } from "~/features/posts/post-form.server";
 import { createPost } from "~/features/posts/posts.server";
 import { DiscoverPanel } from "~/features/search/components/discover-panel";
 import { loadDiscovery } from "~/features/search/discovery.server";
+import { isNetworkFailure, keepOnNetworkFailure } from "~/lib/resilient-send";
 import { skipRevalidationAfter } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/feed";
@@ -62,6 +63,14 @@ export async function action({ context, request }: Route.ActionArgs) {
     title: "Shared",
     description: `“${parsed.input.title}” is on your feed.`,
   });
+}
+
+/**
+ * A post shared while the network is down comes back as a NetworkFailure for the composer to
+ * show and send again (ADR 034), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
 }
 
 // A like or a report changes nothing else on the page; the button already shows it.
@@ -145,8 +154,9 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
         <div className="mb-6">
           <Composer
             action="/feed"
-            failure={actionData}
-            values={actionData?.values}
+            failure={isNetworkFailure(actionData) ? undefined : actionData}
+            values={isNetworkFailure(actionData) ? undefined : actionData?.values}
+            networkFailure={isNetworkFailure(actionData) ? actionData : null}
             initiallyExpanded={isComposing}
             expandHref="/feed?compose=1#composer"
             defaultAudience={defaultAudience}

@@ -9,6 +9,7 @@ import { UnreadBadge, useNotificationsLabel } from "~/features/realtime/componen
 import { LiveProvider } from "~/features/realtime/live-provider";
 import { HeaderSearch } from "~/features/search/components/header-search";
 import { LivePreviews } from "~/features/unfurl/components/live-previews";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { useColorModePreference } from "~/lib/use-color-mode";
 import { cn } from "~/lib/utils";
 import type { Route } from "./+types/layout";
@@ -18,6 +19,9 @@ export const middleware: Route.MiddlewareFunction[] = [redirectRulesMiddleware];
 export function loader() {
   return null;
 }
+
+// A send the network let down reloads nothing (that would fail too): ADR 034.
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
 
 /** The header, with the live unread count and connection state (inside `LiveProvider`). */
 function LiveAppHeader({
