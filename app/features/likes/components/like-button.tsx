@@ -55,7 +55,7 @@ export function LikeButton({
   // The look of the like and comment buttons, liked or not, and their icons are the post card's
   // footer's (.post-card > footer in app.css): no classes and no <svg> on them.
 
-  // The names are the content, the visible count inside hidden words ("Like (5 likes)"), not an
+  // The names are the content, the visible count inside hidden words ("Like, 5 likes"), not an
   // aria-label: a name that does not contain what is visible fails WCAG 2.5.3 (axe
   // label-content-name-mismatch) for people who speak to their browser.
   if (!isSignedIn) {
@@ -86,9 +86,9 @@ export function LikeButton({
         aria-pressed={shown.liked}
       >
         {/* The heart is CSS (.post-card > footer > form > button::before, filled when pressed). */}
-        <span className="sr-only">Like (</span>
+        <span className="sr-only">Like, </span>
         {shown.likeCount}
-        <span className="sr-only">{` ${unit})`}</span>
+        <span className="sr-only">{` ${unit}`}</span>
       </button>
       {send.sendState === "ok" ? null : (
         <SendStatus state={send.sendState} onRetry={send.retryNow} className="text-xs" />

@@ -160,9 +160,8 @@ export const PostCard = memo(function PostCard({
         <Link to={`/post/${post.id}#comments`} discover="none" prefetch="intent">
           {/* Its icon is CSS (.post-card > footer > a::before). The name is the content, the
               visible count inside hidden words (axe label-content-name-mismatch). */}
-          <span className="sr-only">Comments (</span>
           {post.commentCount}
-          <span className="sr-only">)</span>
+          <span className="sr-only">{post.commentCount === 1 ? " comment" : " comments"}</span>
         </Link>
         {mood ? (
           <span>
