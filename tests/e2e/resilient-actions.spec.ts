@@ -48,6 +48,9 @@ test.describe
     let bob: Person;
     let postId = "";
 
+    // Each test waits for real retries (1 s and up) on a shared, loaded machine.
+    test.beforeEach(() => test.setTimeout(60_000));
+
     test.beforeAll(async ({ browser, request }) => {
       test.setTimeout(90_000);
       alice = await signUp(browser, request, `ra${run}`, "Resilient Alice");
@@ -163,7 +166,7 @@ test.describe
       await expect(page.getByText("Not sent yet")).toHaveCount(0);
 
       // A reply, offline too.
-      await comment.getByRole("button", { name: /^Reply/ }).click();
+      await comment.getByRole("link", { name: /^Reply/ }).click();
       const replyBox = page.getByLabel(`Reply to @rb${run}`);
       await expect(replyBox).toBeFocused();
       await replyBox.pressSequentially("and back again");
