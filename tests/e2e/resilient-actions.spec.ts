@@ -175,8 +175,9 @@ test.describe
       await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
       await expect(replyBox).toHaveValue(`@rb${run} and back again`);
       await page.context().setOffline(false);
-      const reply = page.locator("li[id^=comment-]").filter({ hasText: "and back again" });
-      await expect(reply).toHaveCount(1);
+      // The reply's item sits inside its thread's (which contains its text too): the last one.
+      await expect(page.getByText("and back again")).toHaveCount(1);
+      const reply = page.locator("li[id^=comment-]").filter({ hasText: "and back again" }).last();
       await expect(reply).toBeFocused();
 
       const fresh = await freshPage(browser, bob, `/post/${postId}`);
