@@ -537,7 +537,11 @@ export function CommentsSection({
       ) : (
         <ul className="mt-2 divide-y divide-border">
           {optimistic?.trim() ? (
-            <li className="flex gap-3 py-3 opacity-70" aria-live="polite">
+            // Told apart by a dashed edge, not by fading (faded text fails contrast, axe).
+            <li
+              className="my-1 flex gap-3 rounded-lg border border-dashed border-border px-2 py-3"
+              aria-live="polite"
+            >
               <div className="min-w-0 flex-1">
                 <p className="text-sm text-muted-foreground">
                   {typeof sending === "string" ? "Posting your comment…" : "Not sent yet"}
