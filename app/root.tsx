@@ -10,6 +10,7 @@ import { colorModeOf } from "~/lib/color-mode.server";
 import { requestInfoContext, viewerContext } from "~/lib/context.server";
 import { getEnv, publicEnv } from "~/lib/env.server";
 import { useNonce } from "~/lib/nonce";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { clearFlashCookie, readFlashToast } from "~/lib/toast.server";
 import { useAuthBroadcast } from "~/lib/use-auth-broadcast";
 import { useColorMode } from "~/lib/use-color-mode";
@@ -92,6 +93,9 @@ export function Layout({ children }: { children: React.ReactNode }) {
     </html>
   );
 }
+
+// A send the network let down reloads nothing (that would fail too): ADR 037.
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
 
 export default function App({ loaderData }: Route.ComponentProps) {
   const shown = useRef<string | null>(null);

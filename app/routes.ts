@@ -72,4 +72,5 @@ export default [
   route("api/feed", "routes/api/feed.ts"),
   route("auth/v1/*", "routes/auth-v1.ts"),
   route("1/*", "routes/listenbrainz-v1.ts"),
+  route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

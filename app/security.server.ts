@@ -14,7 +14,15 @@ export function contentSecurityPolicy(nonce: string): string {
     "style-src": "'self' 'unsafe-inline'",
     "img-src": "'self' data: blob:",
     "font-src": "'self'",
-    "connect-src": isDev ? "'self' ws: wss:" : "'self'",
+    // The players' origins too: pressing Play first asks the player's host whether it answers
+    // at all (an opaque no-cors request, no credentials), since a frame that failed to load
+    // fires `load` like one that did (music-link.tsx).
+    "connect-src": [
+      "'self'",
+      ...(isDev ? ["ws:", "wss:"] : []),
+      ...EMBED_ORIGINS,
+      ...getEnv().PLAYER_FRAME_ORIGINS,
+    ].join(" "),
     "media-src": "'self'",
     // Streaming players shown in posts (plus the operator's PLAYER_FRAME_ORIGINS), nothing else.
     "frame-src": [...EMBED_ORIGINS, ...getEnv().PLAYER_FRAME_ORIGINS].join(" "),

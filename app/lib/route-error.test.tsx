@@ -87,3 +87,14 @@ describe("error screen", () => {
     expect(described.isChunkLoadError).toBe(true);
   });
 });
+
+describe("a page whose data could not be fetched because the network is gone", () => {
+  it("is an offline note that comes back, not a 500", () => {
+    const described = describeRouteError(new TypeError("Failed to fetch"), "/feed", false);
+    expect(described).toMatchObject({ isNetworkError: true, statusText: "You're offline" });
+    expect(described.status).not.toBe(500);
+    expect(describeRouteError(new Error("boom"), "/feed", false)).toMatchObject({
+      status: 500,
+    });
+  });
+});

@@ -1,4 +1,5 @@
 import { isRouteErrorResponse } from "react-router";
+import { isNetworkError } from "./resilient-send";
 
 export interface DescribedError {
   status: number;
@@ -8,6 +9,8 @@ export interface DescribedError {
   stack?: string;
   /** A lazily loaded route module failed to load (usually a new deploy). */
   isChunkLoadError: boolean;
+  /** The browser could not reach the server (offline): no error of ours, and it passes. */
+  isNetworkError?: boolean;
 }
 
 /** The standard reason phrases (RFC 9110), so the message always matches the code. */
@@ -60,6 +63,15 @@ export function describeRouteError(
     return { status: error.status, statusText, message, isChunkLoadError: false };
   }
   const isChunkLoadError = error instanceof Error && CHUNK_ERROR.test(error.message);
+  if (!isChunkLoadError && isNetworkError(error)) {
+    return {
+      status: 0,
+      statusText: "You're offline",
+      message: "We couldn't reach Soundtrail. This page comes back by itself when you're online.",
+      isChunkLoadError: false,
+      isNetworkError: true,
+    };
+  }
   return {
     status: 500,
     statusText: statusTextFor(500),

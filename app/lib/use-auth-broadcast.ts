@@ -1,4 +1,5 @@
 import { useEffect, useRef } from "react";
+import { clearAllDrafts } from "./drafts";
 
 const CHANNEL = "soundtrail-auth";
 
@@ -8,7 +9,9 @@ interface AuthMessage {
 
 /**
  * Keeps every open tab of this browser in step with sign-in and sign-out: the tab where it
- * happened announces the new viewer; the others go to /feed (signed in) or /auth/login.
+ * happened announces the new viewer; the others go to /feed (signed in) or /auth/login. Drafts
+ * kept on this device (ADR 037) go with a sign-out or a change of person: the next person at
+ * this browser must not find them.
  */
 export function useAuthBroadcast(viewerId: string | null) {
   const current = useRef(viewerId);
@@ -21,6 +24,7 @@ export function useAuthBroadcast(viewerId: string | null) {
     bc.onmessage = (event: MessageEvent<AuthMessage>) => {
       const next = event.data?.viewerId ?? null;
       if (next === current.current) return;
+      if (current.current !== null) clearAllDrafts();
       current.current = next;
       window.location.assign(next ? "/feed" : "/auth/login");
     };
@@ -32,6 +36,7 @@ export function useAuthBroadcast(viewerId: string | null) {
 
   useEffect(() => {
     if (viewerId === current.current) return;
+    if (current.current !== null) clearAllDrafts();
     current.current = viewerId;
     channel.current?.postMessage({ viewerId } satisfies AuthMessage);
   }, [viewerId]);

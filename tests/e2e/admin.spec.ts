@@ -212,7 +212,7 @@ test.describe("admin area", () => {
     await gotoHydrated(page, "/admin/users?page=1");
     const row = page.getByRole("row").filter({ hasText: `@${target.username}` });
     await expect(row).toBeVisible();
-    await row.getByRole("button", { name: `Make @${target.username} an admin` }).click();
+    await row.getByRole("button", { name: `Make admin: @${target.username}` }).click();
     await expect(page.getByText("Admin role granted.")).toBeVisible();
     await expect(row.getByRole("listitem").filter({ hasText: "admin" })).toBeVisible();
     await row.getByRole("button", { name: `Remove admin role from @${target.username}` }).click();
@@ -224,7 +224,7 @@ test.describe("admin area", () => {
     await dialog.getByRole("button", { name: "Ban" }).click();
     await expect(page.getByText(/^Banned\. 0 sessions ended\.$/)).toBeVisible();
     await expect(row).toContainText("Banned: Spamming links");
-    await row.getByRole("button", { name: `Lift the ban on @${target.username}` }).click();
+    await row.getByRole("button", { name: `Unban @${target.username}` }).click();
     await expect(page.getByText("Ban lifted.")).toBeVisible();
     await expect(row).toContainText("Active");
   });

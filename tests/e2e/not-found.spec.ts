@@ -15,7 +15,22 @@ test.describe("unknown pages", () => {
     expect(response?.status()).toBe(404);
     await expect(page.getByRole("heading", { level: 1, name: "Not Found" })).toBeVisible();
     await expect(page.getByText("Page not found: /does-not-exist")).toBeVisible();
+    // The app's header, navigation and footer stay around it (issue 38), one <main>.
+    await expect(page.getByRole("banner")).toBeVisible();
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+    await expect(page.getByRole("contentinfo")).toBeVisible();
+    await expect(page.getByRole("main")).toHaveCount(1);
   });
+
+  for (const theme of ["light", "dark"] as const) {
+    test(`an unknown page has no axe violations (${theme})`, async ({ page, setColorMode }) => {
+      await setColorMode(theme);
+      const response = await page.goto("/no-such-page");
+      expect(response?.status()).toBe(404);
+      await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+      await expectNoAxeViolations(page);
+    });
+  }
 
   test("an unknown page under /auth/ answers 404 too", async ({ page }) => {
     const response = await page.goto("/auth/nope");

@@ -221,7 +221,7 @@ test.describe
       const page = await pageAs(browser, bob);
       await gotoHydrated(page, `/post/${firstPostId}`);
       const like = page.getByRole("button", { name: /^Like \(/ });
-      await expect(like).toHaveAccessibleName("Like (0 likes)");
+      await expect(like).toHaveAccessibleName("Like, 0 likes");
       // The button turns at once (optimistic); reload only after the server has answered.
       const liked = page.waitForResponse(
         (response) =>
@@ -229,10 +229,10 @@ test.describe
       );
       await like.click();
       await expect(like).toHaveAttribute("aria-pressed", "true");
-      await expect(like).toHaveAccessibleName("Like (1 like)");
+      await expect(like).toHaveAccessibleName("Like, 1 like");
       expect((await liked).ok()).toBe(true);
       await reloadHydrated(page);
-      await expect(page.getByRole("button", { name: "Like (1 like)" })).toHaveAttribute(
+      await expect(page.getByRole("button", { name: "Like, 1 like" })).toHaveAttribute(
         "aria-pressed",
         "true",
       );
@@ -241,14 +241,14 @@ test.describe
         (response) =>
           response.url().includes("/api/like") && response.request().method() === "POST",
       );
-      await page.getByRole("button", { name: "Like (1 like)" }).click();
-      await expect(page.getByRole("button", { name: "Like (0 likes)" })).toHaveAttribute(
+      await page.getByRole("button", { name: "Like, 1 like" }).click();
+      await expect(page.getByRole("button", { name: "Like, 0 likes" })).toHaveAttribute(
         "aria-pressed",
         "false",
       );
       expect((await unliked).ok()).toBe(true);
       await reloadHydrated(page);
-      await expect(page.getByRole("button", { name: "Like (0 likes)" })).toBeVisible();
+      await expect(page.getByRole("button", { name: "Like, 0 likes" })).toBeVisible();
     });
 
     test("comment, then delete your own comment; markup in a comment is text", async ({
@@ -299,12 +299,12 @@ test.describe
       await expect(alicePage.getByText("Post deleted")).toBeVisible();
       expect((await alicePage.goto(`/post/${followersPostId}`))?.status()).toBe(404);
 
-      await roads.getByRole("button", { name: "Like (0 likes)" }).click();
+      await roads.getByRole("button", { name: "Like, 0 likes" }).click();
       await expect(bobPage.getByText("Could not update your like")).toBeVisible();
       await expect(
         bobPage.getByText("This post does not exist, or you cannot see it."),
       ).toBeVisible();
-      await expect(roads.getByRole("button", { name: "Like (0 likes)" })).toHaveAttribute(
+      await expect(roads.getByRole("button", { name: "Like, 0 likes" })).toHaveAttribute(
         "aria-pressed",
         "false",
       );
@@ -328,9 +328,9 @@ test.describe
       await expect(page.getByRole("link", { name: "Teardrop", exact: true }).first()).toBeVisible();
 
       await page.goto(`/post/${firstPostId}`);
-      await page.getByRole("button", { name: "Like (0 likes)" }).click();
+      await page.getByRole("button", { name: "Like, 0 likes" }).click();
       await expect(page).toHaveURL(new RegExp(`/post/${firstPostId}`));
-      await expect(page.getByRole("button", { name: "Like (1 like)" })).toHaveAttribute(
+      await expect(page.getByRole("button", { name: "Like, 1 like" })).toHaveAttribute(
         "aria-pressed",
         "true",
       );

@@ -130,6 +130,28 @@ test.describe
       await page.context().close();
     });
 
+    test("a player whose service cannot be reached says it did not load instead of a broken frame", async ({
+      browser,
+    }) => {
+      const page = await alicePage(browser);
+      const card = await shareTrack(
+        page,
+        "Unreachable Star",
+        `https://open.spotify.com/track/unreachable${run}`,
+      );
+      // The player's host is unreachable: its frame fires `load` with the browser's error page.
+      await page.route(/\/player\?|open\.spotify\.com\/embed/, (route) =>
+        route.abort("namenotresolved"),
+      );
+      await card.getByRole("button", { name: /^Play/ }).click();
+      await expect(card.getByRole("alert")).toHaveText(
+        "The Spotify player did not load. Try the link below, or reload the page.",
+      );
+      await expect(card.locator("iframe")).toHaveCount(0);
+      await expect(card.getByRole("link", { name: "Open in Spotify" })).toBeVisible();
+      await page.context().close();
+    });
+
     test("a link whose service does not answer still shows its post, with the generated cover", async ({
       browser,
     }) => {

@@ -243,12 +243,41 @@ export async function addComment(options: {
   content: string;
   /** The comment this one answers: on the same post, and visible to the viewer. */
   replyToId?: string | null;
+  /**
+   * The id the commenter's browser chose (its idempotency key, ADR 037): sending the same
+   * comment again after a lost answer finds the first one instead of posting it twice.
+   */
+  clientId?: string | null;
 }): Promise<{ id: string }> {
   const { viewerId, postId } = options;
+  const clientId = options.clientId || null;
+  if (clientId !== null && !isUuid(clientId)) {
+    throw new AppError(
+      "invalid",
+      "This comment's key is not valid. Reload the page and try again.",
+    );
+  }
   if (!isUuid(postId)) throw new AppError("not_found", POST_NOT_FOUND);
   const replyToId = options.replyToId || null;
   if (replyToId !== null && !isUuid(replyToId)) throw new AppError("not_found", REPLY_NOT_FOUND);
   return getDb().transaction(async (tx) => {
+    const repeated = async () => {
+      if (!clientId) return null;
+      const [row] = await tx
+        .select({ userId: comments.userId, postId: comments.postId })
+        .from(comments)
+        .where(eq(comments.commentId, clientId));
+      if (!row) return null;
+      if (row.userId !== viewerId || row.postId !== postId) {
+        throw new AppError(
+          "conflict",
+          "This comment's key is taken. Reload the page and try again.",
+        );
+      }
+      return { id: clientId };
+    };
+    const earlier = await repeated();
+    if (earlier) return earlier;
     const [post] = await tx
       .select({ authorId: posts.authorId })
       .from(posts)
@@ -274,9 +303,22 @@ export async function addComment(options: {
     }
     const [row] = await tx
       .insert(comments)
-      .values({ postId, userId: viewerId, content: options.content, replyToId, threadId })
+      .values({
+        ...(clientId ? { commentId: clientId } : {}),
+        postId,
+        userId: viewerId,
+        content: options.content,
+        replyToId,
+        threadId,
+      })
+      // Two sends of the same comment racing: the second waits for the first and finds it.
+      .onConflictDoNothing({ target: comments.commentId })
       .returning({ id: comments.commentId });
-    if (!row) throw new Error("comment insert returned nothing");
+    if (!row) {
+      const raced = await repeated();
+      if (raced) return raced;
+      throw new Error("comment insert returned nothing");
+    }
     await recordSocialEvent(tx, {
       type: "commentAdded",
       postId,

@@ -10,7 +10,8 @@ export const JOURNEY_AUDIENCE_LABELS: Record<JourneyAudienceChoice, string> = {
 };
 
 export const JOURNEY_AUDIENCE_HINTS: Record<JourneyAudienceChoice, string> = {
-  everyone: "Anyone who can open your profile, signed in or not.",
+  // Spec §2/§6: a signed-out visitor is sent to sign in before any profile or journey.
+  everyone: "Anyone signed in here who can open your profile. Visitors are asked to sign in first.",
   followers: "People you accepted as followers.",
   only_me: "Nobody but you.",
 };

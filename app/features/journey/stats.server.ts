@@ -152,6 +152,23 @@ export function longestStreak(days: string[]): Streak | null {
 }
 
 /**
+ * A period's longest streak, consistent with the current one: a streak still going that reaches
+ * into the period counts whole (its days before the period too), so "Longest streak" is never
+ * shorter than "Current streak" beside it (issue 38: 6 days next to a current 22 on "Last 7
+ * days"). Other runs count their days inside the period, as `longestStreak` finds them.
+ */
+export function periodLongestStreak(
+  longestInPeriod: Streak | null,
+  current: Streak | null,
+  periodStart: string,
+  /** The day after the period (exclusive). */
+  periodEnd: string,
+): Streak | null {
+  if (!current || current.to < periodStart || current.from >= periodEnd) return longestInPeriod;
+  return !longestInPeriod || current.days >= longestInPeriod.days ? current : longestInPeriod;
+}
+
+/**
  * The current streak: the run that ends on today, yesterday or (grace day) the day before, from
  * play days given newest first, as they come from the backward walk.
  */
@@ -257,8 +274,11 @@ function dayStatsOf(
     estimated,
     days: period.length,
     buckets,
-    longest: longestStreak(period.map((d) => d.day)),
-    current: currentStreak(recent, addDays(p.tomorrow, -1)),
+    ...(() => {
+      const current = currentStreak(recent, addDays(p.tomorrow, -1));
+      const longest = longestStreak(period.map((d) => d.day));
+      return { current, longest: periodLongestStreak(longest, current, p.start, p.end) };
+    })(),
   };
 }
 
@@ -490,6 +510,12 @@ export async function computeJourneyStatsFromPlays(options: {
         .slice(0, TOP_LIMIT)
         .map((r) => ({ name: String(r.name), firstPlayedOn: String(r.first_on) })),
     },
-    streaks: { longest: longestStreak(days), current: currentStreak(recent, today) },
+    streaks: (() => {
+      const current = currentStreak(recent, today);
+      return {
+        current,
+        longest: periodLongestStreak(longestStreak(days), current, startDay, endDay),
+      };
+    })(),
   };
 }

@@ -3,7 +3,7 @@ import { AppError } from "~/core/errors";
 import { queueFederationEvent } from "~/core/federation-events.server";
 import { isUuid } from "~/core/ids";
 import { POST_NOT_FOUND } from "~/core/visibility.server";
-import { getDb } from "~/db/client.server";
+import { getDb, type Tx } from "~/db/client.server";
 import { media, posts, profiles } from "~/db/schema";
 import { fanOutPost, refanOutPost } from "~/features/feed/index.server";
 import { type ProcessedImage, storeImage } from "~/features/media/index.server";
@@ -18,6 +18,11 @@ export interface CreatePostOptions {
   viewerId: string;
   input: PostInput;
   image?: ProcessedImage | null;
+  /**
+   * The id the author's browser chose for the post (its idempotency key, ADR 037): sending the
+   * same post again after a lost answer finds the first one instead of posting it twice.
+   */
+  clientId?: string | null;
 }
 
 /**
@@ -26,7 +31,15 @@ export interface CreatePostOptions {
  */
 export async function createPost(options: CreatePostOptions): Promise<{ id: string }> {
   const { viewerId } = options;
+  const clientId = options.clientId || null;
+  if (clientId !== null && !isUuid(clientId)) {
+    throw new AppError("invalid", "This post's key is not valid. Reload the page and try again.");
+  }
   const created = await getDb().transaction(async (tx) => {
+    if (clientId) {
+      const existing = await existingPostFor(tx, clientId, viewerId);
+      if (existing) return { id: existing, fanOut: "inline" as const };
+    }
     let audience = options.input.audience;
     if (!audience) {
       const [author] = await tx
@@ -41,9 +54,20 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
       : null;
     const [row] = await tx
       .insert(posts)
-      .values({ authorId: viewerId, ...postColumns(input), mediaId })
+      .values({
+        ...(clientId ? { id: clientId } : {}),
+        authorId: viewerId,
+        ...postColumns(input),
+        mediaId,
+      })
+      // Two sends of the same post racing: the second waits for the first and finds it.
+      .onConflictDoNothing({ target: posts.id })
       .returning({ id: posts.id, createdAt: posts.createdAt });
-    if (!row) throw new Error("post insert returned nothing");
+    if (!row) {
+      const existing = clientId ? await existingPostFor(tx, clientId, viewerId) : null;
+      if (existing) return { id: existing, fanOut: "inline" as const };
+      throw new Error("post insert returned nothing");
+    }
     const fanOut = await fanOutPost(tx, {
       id: row.id,
       authorId: viewerId,
@@ -62,6 +86,19 @@ export async function createPost(options: CreatePostOptions): Promise<{ id: stri
     return { id: row.id, fanOut };
   });
   return { id: created.id };
+}
+
+/**
+ * The viewer's post with this client-chosen id (a repeated send), null when there is none; an
+ * id somebody else's post holds is refused rather than answered with their post.
+ */
+async function existingPostFor(tx: Tx, id: string, viewerId: string): Promise<string | null> {
+  const [row] = await tx.select({ authorId: posts.authorId }).from(posts).where(eq(posts.id, id));
+  if (!row) return null;
+  if (row.authorId !== viewerId) {
+    throw new AppError("conflict", "This post's key is taken. Reload the page and try again.");
+  }
+  return id;
 }
 
 /** A post's columns from the form's input (its audience already resolved). */

@@ -15,6 +15,7 @@ import { parsePostForm } from "~/features/posts/post-form.server";
 import { createPost } from "~/features/posts/posts.server";
 import { DiscoverPanel } from "~/features/search/components/discover-panel";
 import { loadDiscovery } from "~/features/search/discovery.server";
+import { isNetworkFailure, keepOnNetworkFailure } from "~/lib/resilient-send";
 import { skipRevalidationAfter } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/feed";
@@ -55,12 +56,27 @@ export async function action({ context, request }: Route.ActionArgs) {
     const { form: _form, ...failure } = parsed;
     return data(failure, { status: 400 });
   }
-  await createPost({ viewerId: viewer.id, input: parsed.input, image: parsed.image });
+  const clientId = parsed.form.get("clientId");
+  // A refusal (an AppError) becomes this action's data at the edge, shown in the composer.
+  await createPost({
+    viewerId: viewer.id,
+    input: parsed.input,
+    image: parsed.image,
+    clientId: typeof clientId === "string" ? clientId : null,
+  });
   return redirectWithToast("/feed", {
     type: "success",
     title: "Shared",
     description: `“${parsed.input.title}” is on your feed.`,
   });
+}
+
+/**
+ * A post shared while the network is down comes back as a NetworkFailure for the composer to
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
 }
 
 // A like or a report changes nothing else on the page; the button already shows it.
@@ -153,8 +169,9 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
         <div className="mb-6">
           <Composer
             action="/feed"
-            failure={actionData}
-            values={actionData?.values}
+            failure={isNetworkFailure(actionData) ? undefined : actionData}
+            values={isNetworkFailure(actionData) ? undefined : actionData?.values}
+            networkFailure={isNetworkFailure(actionData) ? actionData : null}
             initiallyExpanded={isComposing}
             expandHref="/feed?compose=1#composer"
             defaultAudience={defaultAudience}

@@ -22,6 +22,7 @@ import { ReportForm } from "~/features/reports/components/report-form";
 import { respond } from "~/lib/action-response.server";
 import { getEnv } from "~/lib/env.server";
 import { loginUrlFor } from "~/lib/redirects";
+import { keepOnNetworkFailure } from "~/lib/resilient-send";
 import { skipRevalidationAfter } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/post";
@@ -140,7 +141,9 @@ export async function action({ params, request, context }: Route.ActionArgs) {
         }
         if (intent === "add-comment") {
           const replyTo = form.get("replyToId");
+          const clientId = form.get("clientId");
           const { id } = await addComment({
+            clientId: typeof clientId === "string" && clientId ? clientId.slice(0, 100) : null,
             viewerId: viewer.id,
             postId: params.id,
             content: parsed.data.content,
@@ -177,6 +180,14 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   }
 
   throw data("Unknown action", { status: 400 });
+}
+
+/**
+ * A comment sent while the network is down comes back as a NetworkFailure for the form to show
+ * and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
 }
 
 export const shouldRevalidate = skipRevalidationAfter("/api/report");

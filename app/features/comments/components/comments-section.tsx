@@ -1,15 +1,47 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
 import { Link, useFetcher, useLocation, useSearchParams } from "react-router";
 import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
+import { useResend } from "~/components/hooks/use-resend";
 import { Avatar } from "~/components/ui/avatar";
 import { Button, ButtonLink, buttonClasses } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
+import { SendStatus } from "~/components/ui/send-status";
 import { COMMENT_MAX_LENGTH, NoteText } from "~/features/posts";
 import { ReportForm } from "~/features/reports";
+import { clearDraft, draftKey, readDraft, writeDraft } from "~/lib/drafts";
+import { isNetworkFailure, type NetworkFailure, newClientId } from "~/lib/resilient-send";
 import type { CommentData, CommentThreadData } from "../comments.server";
 
-type CommentOutcome = FetcherOutcome<{ commentId?: string; deleted?: boolean }>;
+type CommentOutcome = FetcherOutcome<{ commentId?: string; deleted?: boolean }> | NetworkFailure;
+
+/** What this device keeps of a comment being written (ADR 037). */
+interface CommentDraft extends Record<string, unknown> {
+  content: string;
+  /** The comment's id, chosen here: sending it again never posts it twice. */
+  clientId: string;
+  replyTo: ReplyTarget | null;
+}
+
+function readCommentDraft(postId: string): CommentDraft | null {
+  const draft = readDraft<CommentDraft>(draftKey("comment", postId), [
+    "content",
+    "clientId",
+    "replyTo",
+  ]);
+  if (!draft || typeof draft.content !== "string" || typeof draft.clientId !== "string") {
+    return null;
+  }
+  const r = draft.replyTo as Partial<ReplyTarget> | null | undefined;
+  const replyTo =
+    r &&
+    typeof r.id === "string" &&
+    typeof r.username === "string" &&
+    typeof r.threadId === "string"
+      ? { id: r.id, username: r.username, threadId: r.threadId }
+      : null;
+  return { content: draft.content, clientId: draft.clientId, replyTo };
+}
 
 interface ReplyTarget {
   id: string;
@@ -21,33 +53,83 @@ interface ReplyTarget {
 function CommentForm({
   postId,
   replyTo,
+  onReplyTo,
   onCancelReply,
   onPosted,
+  onUnsent,
 }: {
   postId: string;
   replyTo: ReplyTarget | null;
+  /** A draft from before a reload was a reply: answer the same comment again. */
+  onReplyTo: (target: ReplyTarget) => void;
   onCancelReply: () => void;
-  /** A reply was posted: its thread opens, so it shows however long the thread is. */
-  onPosted: (threadId: string | null) => void;
+  /**
+   * A comment or reply was posted: a reply's thread opens, so it shows however long the thread
+   * is, and the new comment takes the focus once it is on the page.
+   */
+  onPosted: (threadId: string | null, commentId: string | null) => void;
+  /** What waits to be sent after a network failure (shown in the list), or null. */
+  onUnsent: (content: string | null) => void;
 }) {
   const fetcher = useFetcher<CommentOutcome>({ key: `comment-${postId}` });
   const formRef = useRef<HTMLFormElement>(null);
   const textRef = useRef<HTMLTextAreaElement>(null);
   const id = useId();
-  useFetcherOutcome(fetcher, "Could not post your comment", () => {
+  const key = draftKey("comment", postId);
+  // The comment's id, chosen here (its idempotency key, ADR 037); a new one once it is posted.
+  const [clientId, setClientId] = useState(newClientId);
+  const clientIdRef = useRef(clientId);
+  clientIdRef.current = clientId;
+  const replyToRef = useRef(replyTo);
+  replyToRef.current = replyTo;
+  const isRestoring = useRef(false);
+  const saveDraft = useCallback(() => {
+    const content = textRef.current?.value ?? "";
+    if (content.trim()) {
+      writeDraft(key, { content, clientId: clientIdRef.current, replyTo: replyToRef.current });
+    } else clearDraft(key);
+  }, [key]);
+  // A draft from before a reload comes back with its id (it may have reached the server).
+  useEffect(() => {
+    const draft = readCommentDraft(postId);
+    if (!draft || !textRef.current) return;
+    textRef.current.value = draft.content;
+    clientIdRef.current = draft.clientId;
+    setClientId(draft.clientId);
+    if (draft.replyTo) {
+      isRestoring.current = true;
+      onReplyTo(draft.replyTo);
+    }
+  }, [postId, onReplyTo]);
+  const failure = isNetworkFailure(fetcher.data) ? fetcher.data : null;
+  const resend = useResend(failure, () => formRef.current?.requestSubmit());
+  const sentContent = useRef<string | null>(null);
+  useEffect(() => {
+    onUnsent(failure ? sentContent.current : null);
+  }, [failure, onUnsent]);
+  useFetcherOutcome(fetcher, "Could not post your comment", (data) => {
     formRef.current?.reset();
-    onPosted(replyTo?.threadId ?? null);
+    clearDraft(key);
+    setClientId(newClientId());
+    onPosted(replyTo?.threadId ?? null, data.commentId ?? null);
     onCancelReply();
   });
   // Answering someone starts with their @name, and puts the cursor after it.
   useEffect(() => {
     const text = textRef.current;
-    if (!replyTo || !text) return;
-    const mention = `@${replyTo.username} `;
-    if (!text.value.startsWith(mention)) text.value = `${mention}${text.value}`;
-    text.focus();
-    text.setSelectionRange(text.value.length, text.value.length);
-  }, [replyTo]);
+    if (!text) return;
+    if (replyTo) {
+      const mention = `@${replyTo.username} `;
+      if (!text.value.startsWith(mention)) text.value = `${mention}${text.value}`;
+      // A reply restored from a draft does not pull the focus from wherever it is on load.
+      if (!isRestoring.current) {
+        text.focus();
+        text.setSelectionRange(text.value.length, text.value.length);
+      }
+      isRestoring.current = false;
+    }
+    saveDraft();
+  }, [replyTo, saveDraft]);
   return (
     <fetcher.Form
       ref={formRef}
@@ -55,8 +137,12 @@ function CommentForm({
       method="post"
       action={`/post/${postId}`}
       className="flex scroll-mt-24 flex-col gap-2"
+      onSubmit={() => {
+        sentContent.current = textRef.current?.value ?? null;
+      }}
     >
       <input type="hidden" name="intent" value="add-comment" />
+      <input type="hidden" name="clientId" value={clientId} />
       {replyTo ? <input type="hidden" name="replyToId" value={replyTo.id} /> : null}
       <label htmlFor={id} className="text-sm font-medium">
         {replyTo ? `Reply to @${replyTo.username}` : "Add a comment"}
@@ -69,6 +155,7 @@ function CommentForm({
         maxLength={COMMENT_MAX_LENGTH}
         rows={2}
         placeholder="Say something nice about this music…"
+        onInput={saveDraft}
         className="rounded-lg border border-border bg-background px-3 py-2"
       />
       {replyTo ? (
@@ -83,7 +170,8 @@ function CommentForm({
           </button>
         </p>
       ) : null}
-      <div className="flex justify-end">
+      <div className="flex flex-wrap items-center justify-end gap-2">
+        {failure ? <SendStatus state={resend.state} onRetry={resend.retryNow} /> : null}
         <Button type="submit" size="sm" disabled={fetcher.state !== "idle"}>
           {fetcher.state !== "idle" ? "Posting…" : "Comment"}
         </Button>
@@ -124,7 +212,12 @@ function CommentItem({
   const content = typeof pendingContent === "string" ? pendingContent : comment.content;
   const here = `${location.pathname}${location.search}`;
   return (
-    <li id={`comment-${comment.id}`} className="flex gap-3 py-3">
+    // Focusable from script: a comment just posted takes the focus (not the page's <body>).
+    <li
+      id={`comment-${comment.id}`}
+      tabIndex={-1}
+      className="flex scroll-mt-24 gap-3 py-3 focus-visible:outline-2 focus-visible:outline-ring"
+    >
       <Link to={`/u/${comment.author.username}`} tabIndex={-1} aria-hidden="true">
         <Avatar
           name={comment.author.displayName}
@@ -382,10 +475,38 @@ export function CommentsSection({
       : null,
   );
   const pageCursor = searchParams.get("comments");
-  const optimistic = pendingAdd.formData?.get("content");
+  const [unsent, setUnsent] = useState<string | null>(null);
+  const sending = pendingAdd.formData?.get("content");
+  const optimistic = typeof sending === "string" ? sending : unsent;
+  // A comment just posted takes the focus as soon as it is on the page (a reply arrives with
+  // its thread, loaded after the answer), so keyboard users continue from there.
+  const sectionRef = useRef<HTMLElement>(null);
+  const [focusId, setFocusId] = useState<string | null>(null);
+  useEffect(() => {
+    const section = sectionRef.current;
+    if (!focusId || !section) return;
+    const focusIfThere = () => {
+      const item = document.getElementById(`comment-${focusId}`);
+      if (!item || !section.contains(item)) return false;
+      item.focus();
+      setFocusId(null);
+      return true;
+    };
+    if (focusIfThere()) return;
+    const observer = new MutationObserver(() => {
+      if (focusIfThere()) observer.disconnect();
+    });
+    observer.observe(section, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [focusId]);
 
   return (
-    <section id="comments" aria-labelledby="comments-heading" className="scroll-mt-20">
+    <section
+      ref={sectionRef}
+      id="comments"
+      aria-labelledby="comments-heading"
+      className="scroll-mt-20"
+    >
       <h2 id="comments-heading" className="text-lg font-semibold">
         Comments <span className="text-muted-foreground">({commentCount})</span>
       </h2>
@@ -394,9 +515,12 @@ export function CommentsSection({
           <CommentForm
             postId={postId}
             replyTo={replyTo}
+            onReplyTo={setReplyTo}
             onCancelReply={() => setReplyTo(null)}
-            onPosted={(threadId) => {
+            onUnsent={setUnsent}
+            onPosted={(threadId, commentId) => {
               if (threadId) setOpened((o) => ({ ...o, [threadId]: (o[threadId] ?? 0) + 1 }));
+              setFocusId(commentId);
             }}
           />
         ) : (
@@ -408,14 +532,20 @@ export function CommentsSection({
           </p>
         )}
       </div>
-      {shown.length === 0 && typeof optimistic !== "string" ? (
+      {shown.length === 0 && !optimistic ? (
         <p className="mt-4 text-sm text-muted-foreground">No comments yet. Be the first.</p>
       ) : (
         <ul className="mt-2 divide-y divide-border">
-          {typeof optimistic === "string" && optimistic.trim() ? (
-            <li className="flex gap-3 py-3 opacity-70" aria-live="polite">
+          {optimistic?.trim() ? (
+            // Told apart by a dashed edge, not by fading (faded text fails contrast, axe).
+            <li
+              className="my-1 flex gap-3 rounded-lg border border-dashed border-border px-2 py-3"
+              aria-live="polite"
+            >
               <div className="min-w-0 flex-1">
-                <p className="text-sm text-muted-foreground">Posting your comment…</p>
+                <p className="text-sm text-muted-foreground">
+                  {typeof sending === "string" ? "Posting your comment…" : "Not sent yet"}
+                </p>
                 <p className="whitespace-pre-line break-words text-sm">{optimistic}</p>
               </div>
             </li>

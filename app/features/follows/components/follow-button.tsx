@@ -1,16 +1,18 @@
 import { useEffect, useState } from "react";
-import { Link, useFetcher, useLocation } from "react-router";
-import { type FetcherOutcome, useFetcherOutcome } from "~/components/hooks/use-fetcher-outcome";
+import { Link, useLocation } from "react-router";
+import { useResilientAction } from "~/components/hooks/use-resend";
 import { buttonClasses } from "~/components/ui/button";
 import { Icon } from "~/components/ui/icon";
+import { SendStatus } from "~/components/ui/send-status";
 
 type FollowState = { following: boolean; requested: boolean; followerCount: number };
-type FollowOutcome = FetcherOutcome<FollowState>;
 type Relation = "none" | "requested" | "following";
 
 /**
  * Follow / unfollow, or for people who approve their followers: ask, then "Requested" (press
- * again to cancel the request). Optimistic with rollback and a toast when refused.
+ * again to cancel the request). Optimistic with rollback and a toast when refused; a network
+ * failure keeps the new state, says so and sends it again (follow, unfollow and cancel name the
+ * state they want, so a repeat changes nothing — ADR 037).
  */
 export function FollowButton({
   userId,
@@ -33,16 +35,19 @@ export function FollowButton({
   size?: "sm" | "md";
   onChange?: (state: FollowState) => void;
 }) {
-  const fetcher = useFetcher<FollowOutcome>({ key: `follow-${userId}` });
   const location = useLocation();
   const initial: Relation = isFollowed ? "following" : isRequested ? "requested" : "none";
   const [confirmed, setConfirmed] = useState<Relation>(initial);
   useEffect(() => setConfirmed(initial), [initial]);
-  useFetcherOutcome(fetcher, `Could not update following ${name}`, (data) => {
-    setConfirmed(data.following ? "following" : data.requested ? "requested" : "none");
-    onChange?.(data);
-  });
-  const pending = fetcher.formData?.get("intent");
+  const send = useResilientAction<FollowState>(
+    "/api/follow",
+    `Could not update following ${name}`,
+    (data) => {
+      setConfirmed(data.following ? "following" : data.requested ? "requested" : "none");
+      onChange?.(data);
+    },
+  );
+  const pending = send.pending?.get("intent");
   const relation: Relation =
     pending === "follow"
       ? requiresApproval
@@ -66,7 +71,17 @@ export function FollowButton({
     );
   }
   return (
-    <fetcher.Form method="post" action="/api/follow">
+    <form
+      method="post"
+      action="/api/follow"
+      className="inline-flex flex-col items-start gap-1"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void send.submit(
+          new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter),
+        );
+      }}
+    >
       <input type="hidden" name="userId" value={userId} />
       <input type="hidden" name="name" value={name} />
       <input type="hidden" name="redirectTo" value={here} />
@@ -93,6 +108,9 @@ export function FollowButton({
         {following ? "Following" : relation === "requested" ? "Requested" : "Follow"}{" "}
         <span className="sr-only">{name}</span>
       </button>
-    </fetcher.Form>
+      {send.sendState === "ok" ? null : (
+        <SendStatus state={send.sendState} onRetry={send.retryNow} className="text-xs" />
+      )}
+    </form>
   );
 }

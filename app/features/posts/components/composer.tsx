@@ -1,10 +1,14 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
+import { useResend } from "~/components/hooks/use-resend";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
+import { SendStatus } from "~/components/ui/send-status";
 import { IMAGE_MAX_BYTES } from "~/features/media";
+import { clearDraft, draftKey, readDraft, writeDraft } from "~/lib/drafts";
 import type { FormFailure } from "~/lib/forms";
+import { type NetworkFailure, newClientId } from "~/lib/resilient-send";
 import { cn } from "~/lib/utils";
 import {
   AUDIENCE_LABELS,
@@ -27,6 +31,31 @@ export interface ComposerValues {
   note?: string;
   mood?: string;
   audience?: string;
+}
+
+const DRAFT_FIELDS = [
+  "kind",
+  "title",
+  "artist",
+  "album",
+  "linkUrl",
+  "note",
+  "mood",
+  "audience",
+  "clientId",
+] as const;
+type PostDraft = Record<(typeof DRAFT_FIELDS)[number], string>;
+
+/** The new post's draft on this device, with its id (ADR 037); null when there is none. */
+function readPostDraft(): Partial<PostDraft> | null {
+  const draft = readDraft<PostDraft>(draftKey("post", "new"), DRAFT_FIELDS);
+  if (!draft) return null;
+  const clean: Partial<PostDraft> = {};
+  for (const field of DRAFT_FIELDS) {
+    const value = draft[field];
+    if (typeof value === "string") clean[field] = value;
+  }
+  return clean;
 }
 
 const TITLE_LABELS: Record<PostKind, string> = {
@@ -52,6 +81,7 @@ export function Composer({
   expandHref,
   defaultAudience = "everyone",
   cancelHref,
+  networkFailure = null,
 }: {
   action: string;
   /** The server's refusal of the last submission (ADR 023), shown in place. */
@@ -68,6 +98,8 @@ export function Composer({
   defaultAudience?: string;
   /** Where Cancel leads when the composer is a page of its own (editing a post). */
   cancelHref?: string;
+  /** The last send never reached the server: say so and send it again (ADR 037). */
+  networkFailure?: NetworkFailure | null;
 }) {
   const id = useId();
   const errors = failure?.fieldErrors;
@@ -84,6 +116,7 @@ export function Composer({
     expanded,
     isMounted,
     hasDraft,
+    setHasDraft,
     startFreshDraft,
     fold,
     openAndFocusTitle,
@@ -100,21 +133,74 @@ export function Composer({
     navigation.formMethod === "POST" &&
     navigation.formAction === action;
 
-  // After a successful post the page reloads its data with no errors: start a fresh draft.
+  // A new post's id, chosen here (its idempotency key, ADR 037), and its draft on this device.
+  const isCreate = mode === "create";
+  const [clientId, setClientId] = useState(newClientId);
+  const [draftValues, setDraftValues] = useState<ComposerValues | null>(null);
+  const [formVersion, setFormVersion] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, on the client, after load.
+  useEffect(() => {
+    if (!isCreate || errors) return;
+    const draft = readPostDraft();
+    if (!draft || !(draft.title || draft.note || draft.artist || draft.linkUrl)) return;
+    if (draft.clientId) setClientId(draft.clientId);
+    setDraftValues(draft);
+    if (POST_KINDS.includes(draft.kind as PostKind)) setKind(draft.kind as PostKind);
+    setNoteLength(draft.note?.length ?? 0);
+    setHasDraft(true);
+    // The form takes the draft as its values (it may be on the page already).
+    setFormVersion((v) => v + 1);
+  }, []);
+  const saveDraft = useCallback(() => {
+    const form = formRef.current;
+    if (!isCreate || !form) return;
+    const data = new FormData(form);
+    const draft: Record<string, string> = {};
+    for (const field of DRAFT_FIELDS) {
+      const value = data.get(field);
+      if (typeof value === "string") draft[field] = value;
+    }
+    if (
+      [draft.title, draft.artist, draft.album, draft.linkUrl, draft.note].some((v) => v?.trim())
+    ) {
+      writeDraft(draftKey("post", "new"), draft);
+    } else clearDraft(draftKey("post", "new"));
+  }, [isCreate, formRef]);
+
+  // A send the network let down: say so, keep everything, send it again by itself.
+  const resend = useResend(isCreate ? networkFailure : null, () =>
+    formRef.current?.requestSubmit(),
+  );
+
+  // After a successful post the page reloads its data with no errors: start a fresh draft, and
+  // the focus goes to the new post (or back to the composer), not to the page's <body>.
   const wasSubmitting = useRef(false);
+  const clientIdRef = useRef(clientId);
+  clientIdRef.current = clientId;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the refs (from useComposerFold) are stable.
   useEffect(() => {
     if (isSubmitting) {
       wasSubmitting.current = true;
       return;
     }
-    if (wasSubmitting.current && mode === "create" && !errors) {
+    if (wasSubmitting.current && isCreate && !errors && !networkFailure) {
+      const posted = clientIdRef.current;
+      clearDraft(draftKey("post", "new"));
+      setClientId(newClientId());
+      setDraftValues(null);
       startFreshDraft(!initiallyExpanded);
       setKind("track");
       setNoteLength(0);
       setImageError(null);
+      const card = document.getElementById(`post-${posted}`);
+      if (card) {
+        card.setAttribute("tabindex", "-1");
+        card.focus();
+      } else if (initiallyExpanded) titleRef.current?.focus();
+      else promptRef.current?.focus();
     }
     wasSubmitting.current = false;
-  }, [isSubmitting, errors, mode, initiallyExpanded, startFreshDraft]);
+  }, [isSubmitting, errors, networkFailure, isCreate, initiallyExpanded, startFreshDraft]);
 
   const imageErrors = [...(errors?.image ?? []), ...(imageError ? [imageError] : [])];
   const field = (name: string) => errors?.[name];
@@ -146,13 +232,17 @@ export function Composer({
   );
 
   if (!isMounted) return <div id="composer">{prompt}</div>;
+  const shownValues = draftValues ?? values;
 
   return (
     <div id="composer">
       {prompt}
       <Form
+        key={formVersion}
         ref={formRef}
         hidden={!expanded}
+        onInput={saveDraft}
+        onChange={saveDraft}
         onKeyDown={(event) => {
           // Escape folds the composer away; what was typed stays for "Continue your post…".
           if (event.key === "Escape" && canFold && !event.defaultPrevented) {
@@ -182,6 +272,7 @@ export function Composer({
           name="intent"
           value={mode === "create" ? "create-post" : "update-post"}
         />
+        {isCreate ? <input type="hidden" name="clientId" value={clientId} /> : null}
         <FormErrors message={failure?.message} />
 
         <fieldset>
@@ -196,7 +287,7 @@ export function Composer({
                   type="radio"
                   name="kind"
                   value={k}
-                  defaultChecked={k === initialKind}
+                  defaultChecked={k === kind}
                   onChange={() => setKind(k)}
                   className="accent-primary"
                 />
@@ -211,7 +302,7 @@ export function Composer({
           <MusicField
             name="title"
             label={TITLE_LABELS[kind]}
-            defaultValue={values?.title}
+            defaultValue={shownValues?.title}
             errors={field("title")}
             required
             suggestField={kind === "artist" ? "artist" : kind === "album" ? "album" : "title"}
@@ -220,7 +311,7 @@ export function Composer({
           <MusicField
             name="artist"
             label={kind === "playlist" ? "Curated by / artist" : "Artist"}
-            defaultValue={values?.artist}
+            defaultValue={shownValues?.artist}
             errors={field("artist")}
             hidden={kind === "artist"}
             required={kind === "track" || kind === "album"}
@@ -229,7 +320,7 @@ export function Composer({
           <MusicField
             name="album"
             label="Album"
-            defaultValue={values?.album}
+            defaultValue={shownValues?.album}
             errors={field("album")}
             hidden={kind !== "track"}
             suggestField="album"
@@ -243,7 +334,7 @@ export function Composer({
               name="linkUrl"
               type="url"
               inputMode="url"
-              defaultValue={values?.linkUrl}
+              defaultValue={shownValues?.linkUrl}
               placeholder="https://open.spotify.com/track/…"
               aria-invalid={field("linkUrl")?.length ? true : undefined}
               aria-describedby={`${id}-link-hint${field("linkUrl")?.length ? ` ${id}-link-errors` : ""}`}
@@ -269,7 +360,7 @@ export function Composer({
             name="note"
             rows={3}
             maxLength={NOTE_MAX_LENGTH}
-            defaultValue={values?.note}
+            defaultValue={shownValues?.note}
             placeholder="Why this one? Mention friends with @username, add #tags."
             onChange={(event) => setNoteLength(event.currentTarget.value.length)}
             aria-invalid={field("note")?.length ? true : undefined}
@@ -293,7 +384,7 @@ export function Composer({
             <select
               id={`${id}-mood`}
               name="mood"
-              defaultValue={values?.mood ?? ""}
+              defaultValue={shownValues?.mood ?? ""}
               className={cn(inputClass, "border-border")}
             >
               <option value="">No mood</option>
@@ -312,7 +403,7 @@ export function Composer({
             <select
               id={`${id}-audience`}
               name="audience"
-              defaultValue={values?.audience || defaultAudience}
+              defaultValue={shownValues?.audience || defaultAudience}
               className={cn(inputClass, "border-border")}
             >
               {AUDIENCES.map((a) => (
@@ -390,6 +481,9 @@ export function Composer({
             <ButtonLink to={cancelHref} variant="ghost">
               Cancel
             </ButtonLink>
+          ) : null}
+          {isCreate && networkFailure ? (
+            <SendStatus state={resend.state} onRetry={resend.retryNow} className="mr-auto" />
           ) : null}
           <Button type="submit" disabled={isSubmitting}>
             <Icon name="send" className="size-4" />

@@ -103,14 +103,42 @@ function Player({
 }) {
   const [state, setState] = useState<"loading" | "loaded" | "failed">("loading");
   const frame = useRef<HTMLIFrameElement>(null);
+  // A frame that could not load (offline, the service unreachable) still fires `load`, with
+  // the browser's error page in it: "loaded" needs the frame's `load` and an answer from the
+  // player's host (an opaque request that fails only when the host cannot be reached).
+  const progress = useRef({ isFrameLoaded: false, isHostReachable: false });
+  const settle = () => {
+    if (progress.current.isFrameLoaded && progress.current.isHostReachable) {
+      setState((current) => (current === "loading" ? "loaded" : current));
+    }
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per player; `settle` reads refs.
   useEffect(() => {
     frame.current?.focus();
     const timer = setTimeout(
       () => setState((current) => (current === "loading" ? "failed" : current)),
       PLAYER_LOAD_MS,
     );
-    return () => clearTimeout(timer);
-  }, []);
+    const probe = new AbortController();
+    fetch(src, {
+      mode: "no-cors",
+      credentials: "omit",
+      referrerPolicy: "no-referrer",
+      signal: probe.signal,
+    }).then(
+      () => {
+        progress.current.isHostReachable = true;
+        settle();
+      },
+      () => {
+        if (!probe.signal.aborted) setState("failed");
+      },
+    );
+    return () => {
+      clearTimeout(timer);
+      probe.abort();
+    };
+  }, [src]);
   const isVideo = height === null;
   return (
     <div className={cn("music-embed", className)}>
@@ -128,7 +156,10 @@ function Player({
           referrerPolicy="strict-origin-when-cross-origin"
           className="block w-full border-0"
           style={isVideo ? { aspectRatio: "16 / 9" } : { height }}
-          onLoad={() => setState("loaded")}
+          onLoad={() => {
+            progress.current.isFrameLoaded = true;
+            settle();
+          }}
           onError={() => setState("failed")}
         />
       )}

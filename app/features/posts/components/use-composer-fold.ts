@@ -96,6 +96,7 @@ export function useComposerFold(options: {
     expanded,
     isMounted,
     hasDraft,
+    setHasDraft,
     startFreshDraft,
     setExpanded,
     fold,

@@ -244,14 +244,18 @@ export function SearchResults({ data, viewerId }: { data: SearchPageData; viewer
         />
       );
     case "posts":
+      // Each result's title is an h3: an h2 above them keeps the outline whole (axe heading-order).
       return (
-        <PagedResults
-          page={data.page}
-          pageUrl={postsUrl("posts", {})}
-          label={`Posts matching “${q}”`}
-          itemNoun="posts"
-          renderItem={(p) => <PostResultCard post={p} terms={terms} />}
-        />
+        <>
+          <h2 className="sr-only">{`Posts matching “${q}”`}</h2>
+          <PagedResults
+            page={data.page}
+            pageUrl={postsUrl("posts", {})}
+            label={`Posts matching “${q}”`}
+            itemNoun="posts"
+            renderItem={(p) => <PostResultCard post={p} terms={terms} />}
+          />
+        </>
       );
     case "music":
       return (

@@ -202,7 +202,7 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
                         <ActionButton
                           intent="grant-admin"
                           userId={row.userId}
-                          label={`Make @${row.username} an admin`}
+                          label={`Make admin: @${row.username}`}
                         >
                           <Icon name="shield-check" className="size-4" />
                           Make admin
@@ -212,7 +212,7 @@ export default function AdminUsers({ loaderData }: Route.ComponentProps) {
                         <ActionButton
                           intent="unban"
                           userId={row.userId}
-                          label={`Lift the ban on @${row.username}`}
+                          label={`Unban @${row.username}`}
                         >
                           <Icon name="undo-2" className="size-4" />
                           Unban

@@ -1,0 +1,134 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { showToast } from "~/components/ui/toaster";
+import {
+  isNetworkError,
+  type NetworkFailure,
+  networkFailure,
+  nextSendStep,
+} from "~/lib/resilient-send";
+
+/** Where a send that the network let down stands (ADR 037). */
+export type ResendState = "ok" | "offline" | "retrying" | "failed";
+
+function isOnline() {
+  return typeof navigator === "undefined" || navigator.onLine !== false;
+}
+
+/**
+ * Sends again, by itself, what the network let down: each new `failure` (a NetworkFailure
+ * object) counts one; offline it waits for the connection, online it retries after 1, 2 and
+ * 5 s, then it gives up ("failed") until the connection comes back or `retryNow` is called.
+ * A `null` failure (an answer came) starts the count again.
+ */
+export function useResend(failure: NetworkFailure | null | undefined, resend: () => void) {
+  const [state, setState] = useState<ResendState>("ok");
+  const failures = useRef(0);
+  const resendRef = useRef(resend);
+  resendRef.current = resend;
+  const retryNow = useCallback(() => {
+    setState("retrying");
+    resendRef.current();
+  }, []);
+
+  useEffect(() => {
+    if (!failure) {
+      failures.current = 0;
+      setState("ok");
+      return;
+    }
+    failures.current += 1;
+    const step = nextSendStep(failures.current, isOnline());
+    const onOnline = () => {
+      setState("retrying");
+      resendRef.current();
+    };
+    // Whatever the step, the connection coming back sends it at once.
+    window.addEventListener("online", onOnline, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (step.kind === "wait-online") setState("offline");
+    else if (step.kind === "give-up") setState("failed");
+    else {
+      setState("retrying");
+      timer = setTimeout(() => {
+        window.removeEventListener("online", onOnline);
+        resendRef.current();
+      }, step.delayMs);
+    }
+    return () => {
+      window.removeEventListener("online", onOnline);
+      if (timer) clearTimeout(timer);
+    };
+  }, [failure]);
+
+  return { state, retryNow };
+}
+
+type Outcome<T> = ({ ok: true } & T) | { ok: false; message?: string };
+
+/**
+ * POSTs a form to a resource route with `fetch` (not a fetcher: a fetcher's network error
+ * replaces the page with the error screen), keeping the form as `pending` — what the button
+ * shows — until the server answers. A network failure keeps it and sends it again (useResend);
+ * a refusal drops it and says why in a toast titled `failureTitle`. The latest submit wins.
+ * Only for sends that are safe to repeat (they name the state they want).
+ */
+export function useResilientAction<T extends object>(
+  action: string,
+  failureTitle: string,
+  onSuccess: (data: { ok: true } & T) => void,
+) {
+  const [pending, setPending] = useState<FormData | null>(null);
+  const [failure, setFailure] = useState<NetworkFailure | null>(null);
+  const sequence = useRef(0);
+  const onSuccessRef = useRef(onSuccess);
+  onSuccessRef.current = onSuccess;
+
+  const submit = useCallback(
+    async (form: FormData) => {
+      const mine = ++sequence.current;
+      setPending(form);
+      let outcome: Outcome<T> | null = null;
+      try {
+        const response = await fetch(action, {
+          method: "POST",
+          body: form,
+          headers: { Accept: "application/json" },
+          credentials: "same-origin",
+        });
+        if (mine !== sequence.current) return;
+        if (response.status === 502 || response.status === 503 || response.status === 504) {
+          // A proxy or an overloaded server did not take it: as good as no answer.
+          setFailure(networkFailure());
+          return;
+        }
+        outcome = (await response.json().catch(() => null)) as Outcome<T> | null;
+      } catch (error) {
+        if (mine !== sequence.current) return;
+        if (isNetworkError(error)) {
+          setFailure(networkFailure());
+          return;
+        }
+        outcome = null;
+      }
+      if (mine !== sequence.current) return;
+      setPending(null);
+      setFailure(null);
+      if (outcome?.ok) onSuccessRef.current(outcome);
+      else {
+        showToast({
+          type: "error",
+          title: failureTitle,
+          description: outcome?.message ?? "Something went wrong. Please try again.",
+        });
+      }
+    },
+    [action, failureTitle],
+  );
+
+  const pendingRef = useRef(pending);
+  pendingRef.current = pending;
+  const { state, retryNow } = useResend(failure, () => {
+    if (pendingRef.current) void submit(pendingRef.current);
+  });
+  return { submit, pending, sendState: failure ? state : ("ok" as const), retryNow };
+}

@@ -1,0 +1,283 @@
+import { type Browser, type Page, test } from "@playwright/test";
+import {
+  COLOR_MODE_COOKIE,
+  expect,
+  expectNoAxeViolations,
+  gotoHydrated,
+  reloadHydrated,
+} from "./fixtures";
+import { type Person, signUp } from "./people";
+
+/**
+ * Resilient actions (issue 38, ADR 037): with the browser's network cut in the middle of an
+ * action, every send keeps what was typed and shown, says so in place, never shows an error
+ * screen, and goes through once the connection is back — exactly once (the server's state is
+ * read afterwards from a fresh page).
+ */
+
+const OFFLINE = "You're offline — we'll send it when you're back";
+
+async function pageAs(browser: Browser, person: Person, theme?: "light" | "dark") {
+  const context = await browser.newContext({ storageState: person.storage });
+  if (theme) {
+    await context.addCookies([
+      { name: COLOR_MODE_COOKIE, value: theme, url: test.info().project.use.baseURL ?? "" },
+    ]);
+  }
+  return context.newPage();
+}
+
+/** No error screen took the page: the header and the main content are still the app's. */
+async function expectNoErrorScreen(page: Page) {
+  await expect(page.getByText("Internal Server Error")).toHaveCount(0);
+  await expect(page.getByText("Something went wrong")).toHaveCount(0);
+  await expect(page.getByRole("banner")).toBeVisible();
+}
+
+/** What a fresh page (a new context, online) shows: the server's state, not the tab's. */
+async function freshPage(browser: Browser, person: Person, path: string) {
+  const page = await pageAs(browser, person);
+  await gotoHydrated(page, path);
+  return page;
+}
+
+test.describe
+  .serial("sends that survive the network going away", () => {
+    const run = `${Date.now() % 1_000_000}`;
+    let alice: Person;
+    let bob: Person;
+    let postId = "";
+
+    // Each test waits for real retries (1 s and up) on a shared, loaded machine.
+    test.beforeEach(() => test.setTimeout(60_000));
+
+    test.beforeAll(async ({ browser, request }) => {
+      test.setTimeout(90_000);
+      alice = await signUp(browser, request, `ra${run}`, "Resilient Alice");
+      bob = await signUp(browser, request, `rb${run}`, "Resilient Bob");
+    });
+
+    test("a post shared offline keeps its fields, says so, goes out once online, and the focus lands on it", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, alice);
+      await gotoHydrated(page, "/feed");
+      await page.locator("body").press("n");
+      await page.getByLabel("Track title").fill("Offline Anthem");
+      await page.getByRole("combobox", { name: "Artist", exact: true }).fill("The Blips");
+      await page.getByLabel("Note").fill("Written on a train");
+
+      await page.context().setOffline(true);
+      await page.getByRole("button", { name: "Share", exact: true }).click();
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
+      await expectNoErrorScreen(page);
+      await expect(page.getByLabel("Track title")).toHaveValue("Offline Anthem");
+      await expect(page.getByLabel("Note")).toHaveValue("Written on a train");
+
+      await page.context().setOffline(false);
+      const post = page.locator("article").filter({ hasText: "Offline Anthem" });
+      await expect(post).toHaveCount(1);
+      // The focus is on the new post, not on <body>.
+      await expect(post).toBeFocused();
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toHaveCount(0);
+      const href = await post.getByRole("link", { name: "Offline Anthem" }).getAttribute("href");
+      postId = href?.match(/\/post\/([0-9a-f-]{36})/)?.[1] ?? "";
+      expect(postId).not.toBe("");
+
+      const fresh = await freshPage(browser, alice, `/u/ra${run}`);
+      await expect(fresh.locator("article").filter({ hasText: "Offline Anthem" })).toHaveCount(1);
+      await fresh.context().close();
+      await page.context().close();
+    });
+
+    test("a post whose answer was lost is sent again and still appears once", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, alice);
+      await gotoHydrated(page, "/feed");
+      await page.locator("body").press("n");
+      await page.getByLabel("Track title").fill("Lost Answer Song");
+      await page.getByRole("combobox", { name: "Artist", exact: true }).fill("The Blips");
+      // The server takes the post, but its answer never reaches the browser.
+      let cut = 0;
+      await page.route(/\/feed\.data/, async (route) => {
+        if (route.request().method() !== "POST" || cut > 0) return route.fallback();
+        cut++;
+        await route.fetch();
+        await route.abort("internetdisconnected");
+      });
+      await page.getByRole("button", { name: "Share", exact: true }).click();
+      // Sent again by itself (the browser is online): one post, focused.
+      const post = page.locator("article").filter({ hasText: "Lost Answer Song" });
+      await expect(post).toHaveCount(1);
+      await expect(post).toBeFocused();
+      expect(cut).toBe(1);
+      const fresh = await freshPage(browser, alice, `/u/ra${run}`);
+      await expect(fresh.locator("article").filter({ hasText: "Lost Answer Song" })).toHaveCount(1);
+      await fresh.context().close();
+      await page.context().close();
+    });
+
+    test("a like pressed offline stays pressed, says so, and counts once online", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, bob);
+      await gotoHydrated(page, `/post/${postId}`);
+      const like = page.getByRole("button", { name: "Like, 0 likes" }).first();
+      await page.context().setOffline(true);
+      await like.click();
+      const liked = page.getByRole("button", { name: "Like, 1 like" }).first();
+      await expect(liked).toHaveAttribute("aria-pressed", "true");
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
+      await expectNoErrorScreen(page);
+
+      await page.context().setOffline(false);
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toHaveCount(0);
+      await expect(liked).toHaveAttribute("aria-pressed", "true");
+
+      const fresh = await freshPage(browser, bob, `/post/${postId}`);
+      await expect(fresh.getByRole("button", { name: "Like, 1 like" }).first()).toHaveAttribute(
+        "aria-pressed",
+        "true",
+      );
+      await fresh.context().close();
+      await page.context().close();
+    });
+
+    test("a comment and a reply sent offline keep their text, go out once online, and take the focus", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, bob);
+      await gotoHydrated(page, `/post/${postId}`);
+      const box = page.getByLabel("Add a comment");
+      await box.fill("Sent from a tunnel");
+      await page.context().setOffline(true);
+      await page.getByRole("button", { name: "Comment", exact: true }).click();
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
+      await expect(box).toHaveValue("Sent from a tunnel");
+      await expect(page.getByText("Not sent yet")).toBeVisible();
+      await expectNoErrorScreen(page);
+
+      await page.context().setOffline(false);
+      const comment = page.locator("li[id^=comment-]").filter({ hasText: "Sent from a tunnel" });
+      await expect(comment).toHaveCount(1);
+      await expect(comment).toBeFocused();
+      await expect(box).toHaveValue("");
+      await expect(page.getByText("Not sent yet")).toHaveCount(0);
+
+      // A reply, offline too.
+      await comment.getByRole("link", { name: /^Reply/ }).click();
+      const replyBox = page.getByLabel(`Reply to @rb${run}`);
+      await expect(replyBox).toBeFocused();
+      await replyBox.pressSequentially("and back again");
+      await page.context().setOffline(true);
+      await page.getByRole("button", { name: "Comment", exact: true }).click();
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
+      await expect(replyBox).toHaveValue(`@rb${run} and back again`);
+      await page.context().setOffline(false);
+      // The reply's item sits inside its thread's (which contains its text too): the last one.
+      await expect(page.getByText("and back again")).toHaveCount(1);
+      const reply = page.locator("li[id^=comment-]").filter({ hasText: "and back again" }).last();
+      await expect(reply).toBeFocused();
+
+      const fresh = await freshPage(browser, bob, `/post/${postId}`);
+      await expect(fresh.getByRole("heading", { name: "Comments (2)" })).toBeVisible();
+      await expect(fresh.getByText("Sent from a tunnel")).toHaveCount(1);
+      await expect(fresh.getByText("and back again")).toHaveCount(1);
+      await fresh.context().close();
+      await page.context().close();
+    });
+
+    test("a comment whose answer was lost is sent again and still appears once", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, bob);
+      await gotoHydrated(page, `/post/${postId}`);
+      let cut = 0;
+      await page.route(/\/post\/[^/]+\.data/, async (route) => {
+        if (route.request().method() !== "POST" || cut > 0) return route.fallback();
+        cut++;
+        await route.fetch();
+        await route.abort("internetdisconnected");
+      });
+      await page.getByLabel("Add a comment").fill("Said only once");
+      await page.getByRole("button", { name: "Comment", exact: true }).click();
+      const comment = page.locator("li[id^=comment-]").filter({ hasText: "Said only once" });
+      await expect(comment).toHaveCount(1);
+      await expect(comment).toBeFocused();
+      expect(cut).toBe(1);
+      const fresh = await freshPage(browser, bob, `/post/${postId}`);
+      await expect(fresh.getByRole("heading", { name: "Comments (3)" })).toBeVisible();
+      await expect(fresh.getByText("Said only once")).toHaveCount(1);
+      await fresh.context().close();
+      await page.context().close();
+    });
+
+    test("a follow pressed offline stays, says so, and goes through once online", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, bob);
+      await gotoHydrated(page, `/u/ra${run}`);
+      await page.context().setOffline(true);
+      await page.getByRole("button", { name: "Follow Resilient Alice" }).click();
+      await expect(page.getByRole("button", { name: "Following Resilient Alice" })).toBeVisible();
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
+      await expectNoErrorScreen(page);
+      await page.context().setOffline(false);
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toHaveCount(0);
+
+      const fresh = await freshPage(browser, bob, `/u/ra${run}`);
+      await expect(
+        fresh.getByRole("button", { name: "Following Resilient Alice" }),
+      ).toHaveAttribute("aria-pressed", "true");
+      await fresh.context().close();
+      await page.context().close();
+    });
+
+    test("drafts of a post and a comment survive a reload and go once sent", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, bob);
+      await gotoHydrated(page, `/post/${postId}`);
+      await page.getByLabel("Add a comment").fill("Half a thought");
+      await reloadHydrated(page);
+      await expect(page.getByLabel("Add a comment")).toHaveValue("Half a thought");
+
+      await gotoHydrated(page, "/feed");
+      await page.locator("body").press("n");
+      await page.getByLabel("Track title").fill("Draft Song");
+      await page.getByLabel("Note").fill("Not finished");
+      await reloadHydrated(page);
+      await expect(page.getByRole("link", { name: "Continue your post…" })).toBeVisible();
+      await page.getByRole("link", { name: "Continue your post…" }).click();
+      await expect(page.getByLabel("Track title")).toHaveValue("Draft Song");
+      await expect(page.getByLabel("Note")).toHaveValue("Not finished");
+      await page.getByRole("combobox", { name: "Artist", exact: true }).fill("Draft Band");
+      await page.getByRole("button", { name: "Share", exact: true }).click();
+      await expect(page.locator("article").filter({ hasText: "Draft Song" })).toBeFocused();
+      await reloadHydrated(page);
+      await expect(page.getByRole("link", { name: "Share some music…" })).toBeVisible();
+      await page.context().close();
+    });
+
+    for (const theme of ["light", "dark"] as const) {
+      test(`the post page and the feed with a send waiting have no axe violations (${theme})`, async ({
+        browser,
+      }) => {
+        const page = await pageAs(browser, bob, theme);
+        await gotoHydrated(page, `/post/${postId}`);
+        await page.getByLabel("Add a comment").fill("Waiting to go");
+        await page.context().setOffline(true);
+        await page.getByRole("button", { name: "Comment", exact: true }).click();
+        await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
+        await expectNoAxeViolations(page);
+        await page.context().setOffline(false);
+        await expect(
+          page.locator("li[id^=comment-]").filter({ hasText: "Waiting to go" }),
+        ).toBeFocused();
+        await gotoHydrated(page, "/feed?tab=everyone");
+        await expectNoAxeViolations(page);
+        await page.context().close();
+      });
+    }
+  });
