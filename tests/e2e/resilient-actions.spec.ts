@@ -266,14 +266,15 @@ test.describe
       }) => {
         const page = await pageAs(browser, bob, theme);
         await gotoHydrated(page, `/post/${postId}`);
-        await page.getByLabel("Add a comment").fill("Waiting to go");
+        // Each theme's own words: both tests comment on the same post.
+        await page.getByLabel("Add a comment").fill(`Waiting to go (${theme})`);
         await page.context().setOffline(true);
         await page.getByRole("button", { name: "Comment", exact: true }).click();
         await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
         await expectNoAxeViolations(page);
         await page.context().setOffline(false);
         await expect(
-          page.locator("li[id^=comment-]").filter({ hasText: "Waiting to go" }),
+          page.locator("li[id^=comment-]").filter({ hasText: `Waiting to go (${theme})` }),
         ).toBeFocused();
         await gotoHydrated(page, "/feed?tab=everyone");
         await expectNoAxeViolations(page);

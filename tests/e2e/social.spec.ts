@@ -220,7 +220,7 @@ test.describe
     test("like and unlike: the count updates at once and sticks", async ({ browser }) => {
       const page = await pageAs(browser, bob);
       await gotoHydrated(page, `/post/${firstPostId}`);
-      const like = page.getByRole("button", { name: /^Like \(/ });
+      const like = page.getByRole("button", { name: /^Like, / });
       await expect(like).toHaveAccessibleName("Like, 0 likes");
       // The button turns at once (optimistic); reload only after the server has answered.
       const liked = page.waitForResponse(

@@ -45,6 +45,9 @@ describe("the live messages of listens", () => {
       recapsEnabled: true,
     };
     await saveJourneySettings(settings);
+    // Saving the settings tells the readers (friends' "listening now" strips follow a pause).
+    const mine = () => heard.filter((m) => m.t === "l" && m.u === person.id);
+    await waitUntil("the settings' message", () => mine().length === 1);
     const at = Math.floor(Date.now() / 1000);
     const listen = (artistName: string, offset: number | null) => ({
       listenedAt: offset === null ? null : at - offset,
@@ -53,7 +56,6 @@ describe("the live messages of listens", () => {
       releaseName: null,
       durationMs: 200_000,
     });
-    const mine = () => heard.filter((m) => m.t === "l" && m.u === person.id);
     const flags = () => mine().map((m) => (m.t === "l" && m.o === 1 ? "owner" : "readers"));
 
     await recordListens({ userId: person.id, listens: [listen("Visible Band", 900)] });
@@ -70,8 +72,16 @@ describe("the live messages of listens", () => {
     // Its scrobble stores the listen, then ends "now playing".
     await recordListens({ userId: person.id, listens: [listen("Visible Band", 0)] });
     await clearPlayingNowFor({ userId: person.id, listen: listen("Visible Band", 0) });
-    await waitUntil("six messages", () => mine().length === 6);
-    expect(flags()).toEqual(["readers", "owner", "readers", "readers", "readers", "readers"]);
+    await waitUntil("six more messages", () => mine().length === 7);
+    expect(flags()).toEqual([
+      "readers",
+      "readers",
+      "owner",
+      "readers",
+      "readers",
+      "readers",
+      "readers",
+    ]);
 
     // Paused "now playing": its start and its end are the person's alone.
     await saveJourneySettings({ ...settings, nowPlayingPaused: true });
@@ -88,12 +98,13 @@ describe("the live messages of listens", () => {
     expect(await deleteUserListen({ userId: person.id, listenedAt: at - 900, msid: visible })).toBe(
       1,
     );
-    await waitUntil("ten messages", () => mine().length === 10);
-    expect(flags().slice(6)).toEqual(["owner", "owner", "owner", "readers"]);
+    await waitUntil("five more messages", () => mine().length === 12);
+    // The pause itself tells the readers (their strips drop the track); what follows does not.
+    expect(flags().slice(7)).toEqual(["readers", "owner", "owner", "owner", "readers"]);
 
     // The journey's numbers brought up to date: their pages reload them.
     await settleJourneyAggregates();
-    await waitUntil("the aggregates' message", () => mine().length === 11);
-    expect(flags()[10]).toBe("readers");
+    await waitUntil("the aggregates' message", () => mine().length === 13);
+    expect(flags()[12]).toBe("readers");
   });
 });
