@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { clearAllDrafts, clearDraft, draftKey, readDraft, writeDraft } from "./drafts";
 
 /** The Web Storage interface over a Map (Node has no localStorage of its own). */
@@ -25,7 +25,14 @@ class MapStorage implements Storage {
 }
 
 const localStorage = new MapStorage();
-Object.assign(globalThis, { window: { localStorage } });
+// A `window` for these tests only: the shared project's next file runs in this process, and a
+// `window` left behind makes libraries take Node for a browser (PGlite then fails to start).
+beforeAll(() => {
+  Object.assign(globalThis, { window: { localStorage } });
+});
+afterAll(() => {
+  Reflect.deleteProperty(globalThis, "window");
+});
 
 describe("drafts on this device", () => {
   beforeEach(() => localStorage.clear());
