@@ -164,6 +164,19 @@ const POLICIES: Record<string, Policy> = {
   "routes/_auth/not-found.tsx": { kind: "auth-page", get: all("404") },
 
   "routes/_app/layout.tsx": { kind: "app-page", note: "layout of the app area" },
+  "routes/_app/setup.tsx": {
+    kind: "app-page",
+    note: "the one-time setup link; the sampled token is never the current one",
+    actions: [
+      {
+        // A wrong link answers the page with its reason; only the current one redirects to /admin.
+        name: "become the administrator with a link that is not the current one",
+        body: () => ({}),
+        expect: APP_ACTION("ok"),
+      },
+    ],
+  },
+  "routes/not-found.tsx": { kind: "absent", note: "any unknown path, inside the app's shell" },
   "routes/_app/feed.tsx": {
     kind: "app-page",
     get: { ...OUT("ok"), ...all("ok", SIGNED_IN) },
@@ -447,6 +460,11 @@ const POLICIES: Record<string, Policy> = {
     actions: [
       { name: "dark", body: () => ({ mode: "dark" }), expect: all(["ok", "redirect", "204"]) },
     ],
+  },
+  "routes/api/listening-now.ts": {
+    kind: "resource",
+    note: "friends' now playing as JSON; nobody for someone signed out",
+    get: all("ok"),
   },
   "routes/api/events.ts": {
     kind: "resource",

@@ -5,7 +5,6 @@ import { EmptyState } from "~/components/ui/empty-state";
 import { PageHeader } from "~/components/ui/page-header";
 import { getViewer, requireUser } from "~/features/auth/guards.server";
 import { ListeningNow } from "~/features/journey/components/listening-now";
-import { listListeningNow } from "~/features/journey/listening-now.server";
 import { Composer } from "~/features/posts/components/composer";
 import { FeedList } from "~/features/posts/components/feed-list";
 import { NewPostsNotice, useLiveNewPosts } from "~/features/posts/components/new-posts";
@@ -27,10 +26,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const tab = parseFeedTab(url.searchParams.get("tab"), viewer !== null);
   const cursor = url.searchParams.get("cursor");
-  const [page, listeningNow] = await Promise.all([
-    listFeed({ viewerId: viewer?.id ?? null, tab, cursor }),
-    viewer && !cursor ? listListeningNow({ viewerId: viewer.id }) : [],
-  ]);
+  // The "listening now" strip loads itself once the page is up (/api/listening-now): the
+  // document stays within its 60 KB budget and one statement for its posts.
+  const page = await listFeed({ viewerId: viewer?.id ?? null, tab, cursor });
   // Only an empty home feed pays for who to follow and trending artists, so a normal /feed
   // stays one statement for its posts, plus one for the "listening now" strip (first page).
   const discovery =
@@ -44,7 +42,6 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     page,
     isFirstPage: !cursor,
     discovery,
-    listeningNow,
     isComposing: url.searchParams.get("compose") === "1",
   };
 }
@@ -89,16 +86,7 @@ function tabUrl(tab: FeedTab, cursor?: string) {
 }
 
 export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
-  const {
-    viewerId,
-    tab,
-    page,
-    isFirstPage,
-    discovery,
-    isComposing,
-    defaultAudience,
-    listeningNow,
-  } = loaderData;
+  const { viewerId, tab, page, isFirstPage, discovery, isComposing, defaultAudience } = loaderData;
   const navigation = useNavigation();
   const isSwitching =
     navigation.state === "loading" &&
@@ -199,7 +187,7 @@ export default function Feed({ loaderData, actionData }: Route.ComponentProps) {
         </section>
       )}
 
-      {isSignedIn && isFirstPage ? <ListeningNow initial={listeningNow} /> : null}
+      {isSignedIn && isFirstPage ? <ListeningNow /> : null}
 
       {isSignedIn ? (
         <nav aria-label="Feed" className="mb-4 flex gap-1 rounded-lg border border-border p-1">

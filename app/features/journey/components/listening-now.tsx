@@ -11,18 +11,21 @@ export const LISTENING_NOW_URL = "/api/listening-now";
 
 /**
  * "Listening now" on the feed: friends whose player says what is playing, with its cover and
- * a link to their profile. Reloads when the live stream says one of them started, changed or
+ * a link to their profile. Loads itself after the page, then reloads when the live stream says one of them started, changed or
  * stopped, and when the first shown track runs out. Hidden when nobody is playing.
  */
-export function ListeningNow({ initial }: { initial: ListeningNowEntry[] }) {
+export function ListeningNow() {
   const fetcher = useFetcher<{ people: ListeningNowEntry[] }>();
-  const [people, setPeople] = useState(initial);
-  useEffect(() => setPeople(initial), [initial]);
+  const [people, setPeople] = useState<ListeningNowEntry[]>([]);
   useEffect(() => {
     if (fetcher.state === "idle" && fetcher.data) setPeople(fetcher.data.people);
   }, [fetcher.state, fetcher.data]);
 
   const reload = fetcher.load;
+  // Loaded once the page is up, not with the document (the feed's 60 KB budget).
+  useEffect(() => {
+    reload(LISTENING_NOW_URL);
+  }, [reload]);
   useLiveEvents((event) => {
     if (event.type === "nowPlaying") reload(LISTENING_NOW_URL);
   });
