@@ -117,6 +117,16 @@ function artistRange(column: string, range: { from: string | null; to: string | 
 }
 
 /**
+ * The lifetime sums (`journey_keys` as `alias`) of an artist range, of every kind, as a condition
+ * the primary key answers (one index range per kind), so a slice reads its range and not all of
+ * a person's lifetime rows (a quarter of a second per slice at 100,000 tracks).
+ */
+function keysInRange(alias: string, range: { from: string | null; to: string | null }): SQL {
+  return sql`${sql.raw(alias)}.kind = any(array[0, 1, 2]::smallint[])
+    and ${artistRange(`${alias}.artist_key`, range)}`;
+}
+
+/**
  * Where a month is cut into artist ranges of about sliceWeight each (its plays and the rows it
  * has now, per artist, in key order): the ranges' inner bounds, none for a small month.
  */
@@ -191,14 +201,19 @@ async function recomputeMonthSlice(
   const { userId, month, range } = options;
   const next = nextMonth(month);
   const monthIndex = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1;
-  // The lifetime sums lose what the month had, then get what it has now (below).
+  // The lifetime sums lose what the month had, then get what it has now (below). Both sides are
+  // read as index ranges and merged: with statistics that lag (no autovacuum on the embedded
+  // engine) the planner took one row for each side and looped over every lifetime row of the
+  // person per month row — minutes for a slice of a heavy listener's month.
+  await tx.execute(sql`set local enable_nestloop = off`);
   await tx.execute(sql`
     update journey_keys t set plays = t.plays - o.plays,
       months = case when t.kind = 0 then array_remove(t.months, ${monthIndex}) end
     from journey_months o
     where o.user_id = ${userId} and o.month = ${month}::date and ${artistRange("o.artist_key", range)}
       and t.user_id = ${userId} and t.kind = o.kind and t.artist_key = o.artist_key
-      and t.key = o.key`);
+      and t.key = o.key and ${keysInRange("t", range)}`);
+  await tx.execute(sql`set local enable_nestloop = on`);
   // Artists first played this month: their first play is found again once the month is redone.
   await tx.execute(sql`update journey_keys set first_at = null
     where user_id = ${userId} and kind = 0 and ${artistRange("artist_key", range)}
@@ -276,8 +291,8 @@ async function recomputeMonthSlice(
       first_at = least(t.first_at, excluded.first_at),
       months = case when t.kind = 0 then array(
         select distinct m from unnest(coalesce(t.months, '{}') || excluded.months) m order by m) end`);
-  await tx.execute(sql`delete from journey_keys where user_id = ${userId}
-    and ${artistRange("artist_key", range)} and plays <= 0`);
+  await tx.execute(sql`delete from journey_keys t where t.user_id = ${userId}
+    and ${keysInRange("t", range)} and t.plays <= 0`);
   // First plays that were in this month and are not any more: the earliest month left.
   await tx.execute(sql`
     update journey_keys t set first_at = (
