@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http, { type IncomingHttpHeaders } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMITS, bodyClassFor, checkDeclaredBody } from "~/body-limits.server";
+import { freePort } from "../tests/support/ports";
 import { productionBuild } from "../tests/support/production-build";
 
 /*
@@ -103,14 +103,6 @@ describe("body classes", () => {
     ).toEqual({ status: 400, message: "Payload too large. Payload cannot exceed 10240000 bytes" });
   });
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 interface Answer {
   status: number;

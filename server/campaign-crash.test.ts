@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +15,7 @@ import { hashPassword } from "~/features/auth/password.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { createTestUser } from "../tests/support/factories";
 import { type GatedSmtpSink, startGatedSmtpSink } from "../tests/support/gated-smtp-sink";
+import { freePort } from "../tests/support/ports";
 import { productionBuild } from "../tests/support/production-build";
 
 /*
@@ -56,19 +56,6 @@ function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     env[key] = value;
   }
   return { ...env, ...overrides };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await new Promise<number>((resolve, reject) => {
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      resolve(typeof address === "object" && address ? address.port : 0);
-    });
-  });
-  await new Promise((r) => probe.close(r));
-  return port;
 }
 
 async function waitFor<T>(

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +9,7 @@ import { type DatabaseHandle, openDatabase, rowsOf } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import { createTestDatabase, createTestDataDir, type TestDatabase } from "~/db/test-db.server";
 import { insertAccounts, type LiveAccount, signIn } from "../tests/support/live-server";
+import { freePort } from "../tests/support/ports";
 import { productionBuild } from "../tests/support/production-build";
 
 /**
@@ -34,14 +34,6 @@ interface Server {
   child: ChildProcess;
   output: () => string;
   exited: Promise<unknown>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === "object" && address ? address.port : 0;
 }
 
 describe(`posts shared while the server is killed (kill -9) and restarted, on ${ON_POSTGRES ? "PostgreSQL" : "PGlite"}`, () => {

@@ -12,6 +12,7 @@ import { getAuth, resetAuth } from "~/features/auth/better-auth.server";
 import { hashPassword } from "~/features/auth/password.server";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { createTestUser } from "../tests/support/factories";
+import { freePort } from "../tests/support/ports";
 import { productionBuild } from "../tests/support/production-build";
 
 /*
@@ -39,19 +40,6 @@ function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     env[key] = value;
   }
   return { ...env, ...overrides };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await new Promise<number>((resolve, reject) => {
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      resolve(typeof address === "object" && address ? address.port : 0);
-    });
-  });
-  await new Promise((r) => probe.close(r));
-  return port;
 }
 
 async function waitFor<T>(

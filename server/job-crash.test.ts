@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +17,7 @@ import { computeJourneyStats, computeJourneyStatsFromPlays } from "~/features/jo
 import { requestDataExport } from "~/features/settings/export-archive.server";
 import { requestUnfurl } from "~/features/unfurl/unfurl.server";
 import { insertAccounts, type LiveAccount, signIn } from "../tests/support/live-server";
+import { freePort } from "../tests/support/ports";
 import { productionBuild } from "../tests/support/production-build";
 
 /**
@@ -63,14 +63,6 @@ interface Server {
   child: ChildProcess;
   output: () => string;
   exited: Promise<unknown>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === "object" && address ? address.port : 0;
 }
 
 /** A Spotify extended-history file of `count` distinct plays, one every 3 minutes. */

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +13,7 @@ import { notificationsAfter } from "~/features/notifications/inbox.server";
 import type { NotificationView } from "~/features/notifications/types";
 import { CLIENT_IP_HEADER } from "~/lib/client-ip";
 import { createTestUser, type TestUser } from "../tests/support/factories";
+import { freePorts } from "../tests/support/ports";
 import { productionBuild } from "../tests/support/production-build";
 import { createTestPost } from "../tests/support/social-factories";
 
@@ -42,25 +42,6 @@ function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     env[key] = value;
   }
   return { ...env, ...overrides };
-}
-
-/** `count` distinct free ports (all held open while choosing, so none is handed out twice). */
-async function freePorts(count: number): Promise<number[]> {
-  const probes = Array.from({ length: count }, () => createServer());
-  const ports = await Promise.all(
-    probes.map(
-      (probe) =>
-        new Promise<number>((resolve, reject) => {
-          probe.once("error", reject);
-          probe.listen(0, "127.0.0.1", () => {
-            const address = probe.address();
-            resolve(typeof address === "object" && address ? address.port : 0);
-          });
-        }),
-    ),
-  );
-  await Promise.all(probes.map((probe) => new Promise((r) => probe.close(r))));
-  return ports;
 }
 
 /** Polls `check` until it returns a value (not undefined) or the deadline passes. */

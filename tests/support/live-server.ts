@@ -2,7 +2,6 @@
 // request handler, middleware and PGlite together (authorization matrix, action fuzzing, load).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +10,7 @@ import { migrateDatabase } from "~/db/migrate.server";
 import { account, profiles, user } from "~/db/schema";
 import { createTestDataDir } from "~/db/test-db.server";
 import { hashPassword } from "~/features/auth/password.server";
+import { freePort } from "./ports";
 import { productionBuild } from "./production-build";
 
 /** The checkout; from a bundle under node_modules/.cache (npm run bench) the working directory. */
@@ -20,14 +20,6 @@ const ROOT = import.meta.url.includes("/node_modules/")
 
 /** The app build to run (see production-build.ts). */
 export const appBuild = productionBuild;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 export const LIVE_PASSWORD = "Live-Server-Pass-1977!";
 

@@ -3,33 +3,15 @@
 // child processes, and a digest of every table to compare two databases by content.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { waitFor } from "./wait-for";
 
+export { freePorts } from "./ports";
+
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "";
-
-/** `count` distinct free ports (all held open while choosing, so none is handed out twice). */
-export async function freePorts(count: number): Promise<number[]> {
-  const probes = Array.from({ length: count }, () => createServer());
-  const ports = await Promise.all(
-    probes.map(
-      (probe) =>
-        new Promise<number>((resolve, reject) => {
-          probe.once("error", reject);
-          probe.listen(0, "127.0.0.1", () => {
-            const address = probe.address();
-            resolve(typeof address === "object" && address ? address.port : 0);
-          });
-        }),
-    ),
-  );
-  await Promise.all(probes.map((probe) => new Promise((r) => probe.close(r))));
-  return ports;
-}
 
 /** Our environment for a child, without what vitest put there for the in-process app. */
 export function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
