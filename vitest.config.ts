@@ -9,6 +9,8 @@ const ISOLATED = [
   "app/features/realtime/hub.test.ts",
   // sets BASE_URL and FEDERATION_ALLOW_LOOPBACK before the environment is first read
   "app/features/federation/federation.test.ts",
+  // sets FEDERATION=off before the environment is first read
+  "app/features/federation/federation-off.test.ts",
 ];
 
 /**
