@@ -132,6 +132,40 @@ async function keyPairsOf(userId: string): Promise<CryptoKeyPair[]> {
   ];
 }
 
+/**
+ * A local person's actor document (`Person`), as `/u/{username}` answers it to other servers and
+ * as an `Update` carries it when their profile changes. Null for nobody by that name.
+ */
+export async function localActorDocument(
+  ctx: Context<void>,
+  identifier: string,
+): Promise<Person | null> {
+  const person = await findLocalPerson(identifier);
+  if (!person) return null;
+  const keys = await ctx.getActorKeyPairs(person.username);
+  const avatar = absolute(person.avatarUrl, ctx.canonicalOrigin);
+  return new Person({
+    id: ctx.getActorUri(person.username),
+    preferredUsername: person.username,
+    name: person.displayName ?? person.username,
+    summary: person.bio
+      ? `<p>${person.bio.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")}</p>`
+      : null,
+    url: new URL(`/u/${person.username}`, ctx.canonicalOrigin),
+    icon: avatar ? new Image({ url: avatar }) : null,
+    inbox: ctx.getInboxUri(person.username),
+    outbox: ctx.getOutboxUri(person.username),
+    followers: ctx.getFollowersUri(person.username),
+    following: ctx.getFollowingUri(person.username),
+    endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
+    manuallyApprovesFollowers: person.requiresFollowApproval,
+    discoverable: true,
+    published: Temporal.Instant.from(person.createdAt.toISOString()),
+    publicKey: keys[0]?.cryptographicKey ?? null,
+    assertionMethods: keys.map((k) => k.multikey),
+  });
+}
+
 /** Fedify's federation with our dispatchers, inbox listeners, store and queue. */
 function buildFederation(): Federation<void> {
   const env = getEnv();
@@ -149,32 +183,7 @@ function buildFederation(): Federation<void> {
   });
 
   federation
-    .setActorDispatcher("/u/{identifier}", async (ctx, identifier) => {
-      const person = await findLocalPerson(identifier);
-      if (!person) return null;
-      const keys = await ctx.getActorKeyPairs(person.username);
-      const avatar = absolute(person.avatarUrl, ctx.canonicalOrigin);
-      return new Person({
-        id: ctx.getActorUri(person.username),
-        preferredUsername: person.username,
-        name: person.displayName ?? person.username,
-        summary: person.bio
-          ? `<p>${person.bio.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")}</p>`
-          : null,
-        url: new URL(`/u/${person.username}`, ctx.canonicalOrigin),
-        icon: avatar ? new Image({ url: avatar }) : null,
-        inbox: ctx.getInboxUri(person.username),
-        outbox: ctx.getOutboxUri(person.username),
-        followers: ctx.getFollowersUri(person.username),
-        following: ctx.getFollowingUri(person.username),
-        endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
-        manuallyApprovesFollowers: person.requiresFollowApproval,
-        discoverable: true,
-        published: Temporal.Instant.from(person.createdAt.toISOString()),
-        publicKey: keys[0]?.cryptographicKey ?? null,
-        assertionMethods: keys.map((k) => k.multikey),
-      });
-    })
+    .setActorDispatcher("/u/{identifier}", (ctx, identifier) => localActorDocument(ctx, identifier))
     .mapHandle(async (_ctx, handle) => (await findLocalPerson(handle))?.username ?? null)
     .setKeyPairsDispatcher(async (_ctx, identifier) => {
       const person = await findLocalPerson(identifier);

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import {
   Accept,
   type Activity,
+  Block,
   Create,
   createFederation as createRemoteFederation,
   Delete,
@@ -14,6 +15,7 @@ import {
   Note,
   Person,
   PUBLIC_COLLECTION,
+  Reject,
   signRequest,
   Tombstone,
   Undo,
@@ -23,9 +25,20 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { drainJobs } from "~/core/jobs/index.server";
 import { getDb, rowsOf } from "~/db/client.server";
-import { follows, homeTimeline, jobs, postLikes, posts, profiles, remotePosts } from "~/db/schema";
-import { followUser } from "~/features/follows/index.server";
+import {
+  blocks,
+  followRequests,
+  follows,
+  homeTimeline,
+  jobs,
+  postLikes,
+  posts,
+  profiles,
+  remotePosts,
+} from "~/db/schema";
+import { acceptFollowRequest, followUser } from "~/features/follows/index.server";
 import { likePost, unlikePost } from "~/features/likes/index.server";
+import { updateProfile } from "~/features/settings/index.server";
 import { createTestUser } from "../../../tests/support/factories";
 import { createTestPost } from "../../../tests/support/social-factories";
 import { withTestDatabase } from "../../../tests/support/test-database";
@@ -597,5 +610,92 @@ describe("federation", () => {
       .from(profiles)
       .where(eq(profiles.username, `bo@${REMOTE.host}:${REMOTE.port}`));
     expect(bo).toMatchObject({ displayName: "Bo Renamed", bio: "Now on drums" });
+  });
+
+  it("a profile change reaches followers elsewhere as Update Person; a request from afar waits for approval; Reject and Block from afar are kept", async () => {
+    const [ana] = await getDb().select().from(profiles).where(eq(profiles.username, "ana"));
+    const [bo] = await getDb()
+      .select()
+      .from(profiles)
+      .where(eq(profiles.username, `bo@${REMOTE.host}:${REMOTE.port}`));
+    if (!ana || !bo) throw new Error("ana and bo");
+    // bo follows ana (an earlier test): her new name and bio go to bo's server.
+    received.length = 0;
+    await updateProfile({
+      userId: ana.userId,
+      displayName: "Ana Renamed",
+      username: "ana",
+      bio: "Jazz & <more>",
+    });
+    await settle();
+    const update = received.find(
+      (a): a is Update => a instanceof Update && a.actorId?.href === `${HERE_ORIGIN}/u/ana`,
+    );
+    const person = await update?.getObject();
+    expect(person).toBeInstanceOf(Person);
+    expect(String((person as Person).name)).toBe("Ana Renamed");
+    expect(String((person as Person).summary)).toBe("<p>Jazz &amp; &lt;more&gt;</p>");
+    expect(update?.toIds.map((u) => u.href)).toEqual([PUBLIC_COLLECTION.href]);
+
+    // dee approves her followers: bo's Follow is a request until she accepts it.
+    const dee = await createTestUser({ username: "dee" });
+    await getDb()
+      .update(profiles)
+      .set({ requiresFollowApproval: true })
+      .where(eq(profiles.userId, dee.id));
+    received.length = 0;
+    const follow = new Follow({
+      id: new URL(`${BO}#follows/dee`),
+      actor: new URL(BO),
+      object: new URL(`${HERE_ORIGIN}/u/dee`),
+    });
+    expect((await deliver(follow)).status).toBe(202);
+    await settle();
+    expect(await getDb().select().from(follows).where(eq(follows.followeeId, dee.id))).toEqual([]);
+    const waiting = await getDb()
+      .select()
+      .from(followRequests)
+      .where(eq(followRequests.targetId, dee.id));
+    expect(waiting.map((r) => r.requesterId)).toEqual([bo.userId]);
+    expect(received.some((a) => a instanceof Accept)).toBe(false);
+    await acceptFollowRequest({ viewerId: dee.id, requesterId: bo.userId });
+    await settle();
+    const follower = await getDb().select().from(follows).where(eq(follows.followeeId, dee.id));
+    expect(follower.map((r) => r.followerId)).toEqual([bo.userId]);
+    const accepted = received.find((a): a is Accept => a instanceof Accept);
+    expect(accepted?.actorId?.href).toBe(`${HERE_ORIGIN}/u/dee`);
+    expect(accepted?.objectId?.href).toBe(follow.id?.href);
+
+    // eve asks to follow bo; bo's server says no: the request is gone.
+    const eve = await createTestUser({ username: "eve" });
+    received.length = 0;
+    expect(await followUser({ viewerId: eve.id, targetId: bo.userId })).toMatchObject({
+      requested: true,
+    });
+    await settle();
+    const asked = received.find((a): a is Follow => a instanceof Follow);
+    expect(asked?.actorId?.href).toBe(`${HERE_ORIGIN}/u/eve`);
+    const reject = new Reject({
+      id: new URL(`${BO}#rejects/eve`),
+      actor: new URL(BO),
+      object: asked,
+    });
+    expect((await deliver(reject)).status).toBe(202);
+    await settle();
+    expect(
+      await getDb().select().from(followRequests).where(eq(followRequests.requesterId, eve.id)),
+    ).toEqual([]);
+    expect(await getDb().select().from(follows).where(eq(follows.followerId, eve.id))).toEqual([]);
+
+    // bo blocks eve: a block like a local one (neither sees the other).
+    const block = new Block({
+      id: new URL(`${BO}#blocks/eve`),
+      actor: new URL(BO),
+      object: new URL(`${HERE_ORIGIN}/u/eve`),
+    });
+    expect((await deliver(block)).status).toBe(202);
+    await settle();
+    const blocked = await getDb().select().from(blocks).where(eq(blocks.blockerId, bo.userId));
+    expect(blocked.map((b) => b.blockedId)).toEqual([eve.id]);
   });
 });

@@ -22,7 +22,7 @@ import { getDb } from "~/db/client.server";
 import { comments, posts, remoteComments, remotePosts } from "~/db/schema";
 import { getEnv } from "~/lib/env.server";
 import { queueDeliveries } from "./deliver.server";
-import { federationContext } from "./federation.server";
+import { federationContext, localActorDocument } from "./federation.server";
 import { followKey, hasFollowOrRequest } from "./inbound-social.server";
 import { DatabaseKvStore } from "./kv.server";
 import { loadLocalPost, postToNote, postUri } from "./notes.server";
@@ -114,6 +114,28 @@ export async function federateEvent(event: FederationEvent): Promise<void> {
               ccs: note.ccIds,
             });
       await send(ctx, username, inboxes, activity);
+      return;
+    }
+    case "profileUpdated": {
+      // Their name, bio, picture or approval setting changed: followers elsewhere get the
+      // actor document again (Mastodon updates a profile only from an embedded Person).
+      const username = await localUsernameOf(db, event.userId);
+      if (!username) return;
+      const person = await localActorDocument(ctx, username);
+      if (!person) return;
+      const inboxes = await remoteFollowerInboxes(db, event.userId);
+      await send(
+        ctx,
+        username,
+        inboxes,
+        new Update({
+          id: new URL(`/u/${username}#updates/${Date.now()}`, ctx.canonicalOrigin),
+          actor: ctx.getActorUri(username),
+          object: person,
+          tos: [PUBLIC_COLLECTION],
+          ccs: [ctx.getFollowersUri(username)],
+        }),
+      );
       return;
     }
     case "postDeleted": {

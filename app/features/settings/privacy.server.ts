@@ -1,5 +1,6 @@
 import { desc, eq } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { queueFederationEvent } from "~/core/federation-events.server";
 import { artistKey } from "~/core/music-keys";
 import { withShownName } from "~/core/person";
 import { personColumns } from "~/core/person.server";
@@ -62,6 +63,8 @@ export async function savePrivacySettings(
     const accepted = options.requiresFollowApproval
       ? 0
       : await acceptAllFollowRequests(tx, options.userId);
+    // Other servers show whether followers are approved (manuallyApprovesFollowers).
+    await queueFederationEvent(tx, { type: "profileUpdated", userId: options.userId });
     return { accepted };
   });
 }

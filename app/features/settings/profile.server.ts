@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "~/core/errors";
+import { queueFederationEvent } from "~/core/federation-events.server";
 import { type DbOrTx, getDb } from "~/db/client.server";
 import { media, posts, profiles, user } from "~/db/schema";
 import { isUsernameAvailable, USERNAME_PATTERN } from "~/features/auth/index.server";
@@ -120,6 +121,7 @@ export async function updateProfile(
         .update(user)
         .set({ name: options.displayName, username: options.username })
         .where(eq(user.id, options.userId));
+      await queueFederationEvent(tx, { type: "profileUpdated", userId: options.userId });
       return { ...row, displayName: row.displayName ?? "" };
     });
   } catch (error) {
@@ -165,6 +167,7 @@ export async function setAvatar(options: { userId: string; file: Uint8Array }): 
     await tx.update(profiles).set({ avatarUrl: url }).where(eq(profiles.userId, options.userId));
     await tx.update(user).set({ image: url }).where(eq(user.id, options.userId));
     await deleteOwnMedia(tx, options.userId, current.avatarUrl);
+    await queueFederationEvent(tx, { type: "profileUpdated", userId: options.userId });
     return url;
   });
 }
@@ -179,6 +182,7 @@ export async function removeAvatar(options: { userId: string }): Promise<void> {
     await tx.update(profiles).set({ avatarUrl: null }).where(eq(profiles.userId, options.userId));
     await tx.update(user).set({ image: null }).where(eq(user.id, options.userId));
     await deleteOwnMedia(tx, options.userId, current?.avatarUrl ?? null);
+    await queueFederationEvent(tx, { type: "profileUpdated", userId: options.userId });
   });
 }
 
