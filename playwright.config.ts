@@ -76,11 +76,12 @@ export default defineConfig({
     },
     {
       // Fixtures go in after the wipe and before the server opens the database.
-      command: `rm -rf '${DATA_DIR}' && npm run build && npx esbuild tests/support/e2e-seed.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/e2e-seed.mjs && node ${SERVER_NODE_FLAGS.join(" ")} ${BUILD_DIR}/server.mjs`,
+      command: `rm -rf '${DATA_DIR}' && npm run build >/dev/null && npx esbuild tests/support/e2e-seed.ts --bundle --platform=node --format=esm --packages=external --log-level=warning --outfile=${BUILD_DIR}/e2e-seed.mjs && node ${BUILD_DIR}/e2e-seed.mjs && node ${SERVER_NODE_FLAGS.join(" ")} ${BUILD_DIR}/server.mjs`,
       url: `${BASE_URL}/healthz`,
       reuseExistingServer: !process.env.CI,
       timeout: 420_000,
-      stdout: "ignore",
+      // The server logs at warn: what goes wrong on its side shows in the run's output.
+      stdout: "pipe",
       stderr: "pipe",
       // SIGTERM lets the server close PGlite cleanly instead of being killed mid-write.
       gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },

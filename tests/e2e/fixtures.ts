@@ -36,8 +36,30 @@ export async function waitForHydration(page: Page): Promise<void> {
   });
 }
 
+const watched = new WeakSet<Page>();
+
+/**
+ * Writes what the page's scripts threw (and React's reports of errors its boundaries caught) to
+ * the test's output, so a failure that shows the error screen says why. Network noise of tests
+ * that go offline on purpose is left out.
+ */
+export function reportPageErrors(page: Page): void {
+  if (watched.has(page)) return;
+  watched.add(page);
+  page.on("pageerror", (error) => {
+    process.stderr.write(`[browser] uncaught on ${page.url()}: ${error.stack ?? error.message}\n`);
+  });
+  page.on("console", (message) => {
+    if (message.type() !== "error") return;
+    const text = message.text();
+    if (/Failed to load resource|net::ERR_/.test(text)) return;
+    process.stderr.write(`[browser] console.error on ${page.url()}: ${text.slice(0, 2000)}\n`);
+  });
+}
+
 /** Opens `path` and waits for hydration; returns the document response. */
 export async function gotoHydrated(page: Page, path: string) {
+  reportPageErrors(page);
   const response = await page.goto(path);
   await waitForHydration(page);
   return response;
