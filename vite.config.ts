@@ -55,6 +55,9 @@ function nodeServerEntry(): Plugin {
 }
 
 export default defineConfig(({ isSsrBuild }) => ({
+  // `npm start` builds quietly (scripts/start.mjs): warnings and errors only, no list of every
+  // asset a newcomer would have to read past; `npm run build` still lists them.
+  logLevel: process.env.SOUNDTRAIL_QUIET_BUILD === "1" ? "warn" : "info",
   plugins: [
     serverBuildAtTheEdge(),
     nodeServerEntry(),

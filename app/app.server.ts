@@ -10,6 +10,7 @@ import {
   openDatabase,
   pingDatabase,
   setDatabase,
+  withoutSlowStatementLog,
 } from "~/db/client.server";
 import { migrateDatabase } from "~/db/migrate.server";
 import {
@@ -83,10 +84,14 @@ export function bootstrap(): Promise<DatabaseHandle> {
     countLiveStreamsWith(() => getLiveHub()?.size ?? 0);
     // One process owns the embedded database: what it was sending when it stopped is settled
     // now (on PostgreSQL another instance may still be sending: the jobs' leases decide).
-    if (handle.kind === "pglite") await recoverInterruptedMail();
-    await recoverStalledImports();
-    await queueStaleJourneyAggregates();
-    await queuePendingUnfurls();
+    // Catching up after a stop: slow by nature on the embedded engine, and no request waits
+    // (the server listens once this is done), so no "slow statement" lines on start.
+    await withoutSlowStatementLog(async () => {
+      if (handle.kind === "pglite") await recoverInterruptedMail();
+      await recoverStalledImports();
+      await queueStaleJourneyAggregates();
+      await queuePendingUnfurls();
+    });
     if (env.FEDERATION) {
       // Fedify's inbox queue is our job system: this registers the handler its jobs run.
       federationQueue = new AbortController();

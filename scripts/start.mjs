@@ -16,11 +16,19 @@ if (built !== current || process.env.SOUNDTRAIL_FORCE_BUILD === "1") {
       ? "Sources changed since the last build; rebuilding…"
       : "First start: building Soundtrail…",
   );
-  const result = spawnSync("npm", ["run", "build"], {
+  const started = Date.now();
+  // Quietly: npm's script banners and Vite's asset list are left out, warnings and errors
+  // still show (vite.config.ts reads SOUNDTRAIL_QUIET_BUILD).
+  const result = spawnSync("npm", ["run", "--silent", "build"], {
     stdio: "inherit",
     shell: process.platform === "win32",
+    env: { ...process.env, SOUNDTRAIL_QUIET_BUILD: "1" },
   });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  if (result.status !== 0) {
+    console.error("The build failed (see above); nothing was started.");
+    process.exit(result.status ?? 1);
+  }
+  console.log(`Built in ${Math.round((Date.now() - started) / 1000)} s; starting the server…`);
 }
 
 process.env.NODE_ENV ??= "production";

@@ -117,6 +117,21 @@ const statementStats = {
   longestMs: 0,
 };
 let lastSlowLog = 0;
+/** Above zero while statements are expected to be slow (the migrations on start). */
+let slowLogPaused = 0;
+
+/**
+ * Runs `fn` without "slow statement" log lines: creating the schema on a first start is slow by
+ * nature and holds no request (the server is not listening yet). Still counted for `/metrics`.
+ */
+export async function withoutSlowStatementLog<T>(fn: () => Promise<T>): Promise<T> {
+  slowLogPaused++;
+  try {
+    return await fn();
+  } finally {
+    slowLogPaused--;
+  }
+}
 
 /** The embedded engine's statement durations so far (cumulative; none on PostgreSQL). */
 export function embeddedStatementStats(): Readonly<typeof statementStats> {
@@ -130,7 +145,7 @@ function recordStatement(ms: number, text: string): void {
   STATEMENT_BUCKETS_MS.forEach((le, i) => {
     if (ms <= le) statementStats.counts[i] = (statementStats.counts[i] ?? 0) + 1;
   });
-  if (ms < SLOW_STATEMENT_MS) return;
+  if (ms < SLOW_STATEMENT_MS || slowLogPaused > 0) return;
   const now = Date.now();
   if (now - lastSlowLog < 1000) return;
   lastSlowLog = now;

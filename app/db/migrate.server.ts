@@ -1,7 +1,7 @@
 import path from "node:path";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import type { DatabaseHandle } from "./client.server";
+import { type DatabaseHandle, withoutSlowStatementLog } from "./client.server";
 
 // Any fixed number: every instance takes the same advisory lock so only one migrates at a time.
 const MIGRATION_LOCK_ID = 727_411_001;
@@ -12,7 +12,10 @@ export async function migrateDatabase(
   migrationsFolder = path.resolve("drizzle"),
 ): Promise<void> {
   if (handle.pglite) {
-    await migratePglite(drizzlePglite({ client: handle.pglite }), { migrationsFolder });
+    const pglite = handle.pglite;
+    await withoutSlowStatementLog(() =>
+      migratePglite(drizzlePglite({ client: pglite }), { migrationsFolder }),
+    );
     return;
   }
   if (!handle.pool) throw new Error("PostgreSQL handle without a pool");

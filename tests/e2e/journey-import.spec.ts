@@ -128,3 +128,67 @@ test("a Spotify history is previewed, imported with progress, and the person is 
   ).toBeVisible();
   await page.context().close();
 });
+
+test("a large history shows how much is uploaded, then the preview", async ({
+  browser,
+  request,
+}) => {
+  test.setTimeout(120_000);
+  const person = await signUp(
+    browser,
+    request,
+    `uploader${Date.now() % 1_000_000}`,
+    "Uma Uploader",
+  );
+  const page = await pageAs(browser, person, "light");
+  await gotoHydrated(page, "/settings/listening");
+
+  // A refusal comes back through the upload as before: the server's message, on the page.
+  await page.getByLabel("History files").setInputFiles({
+    name: "notes.json",
+    mimeType: "application/json",
+    buffer: Buffer.from('{"not": "a history"}'),
+  });
+  await page.getByRole("button", { name: "Read files" }).click();
+  await expect(page.getByRole("alert")).toContainText(
+    "None of these files is a listening history we can read.",
+  );
+
+  const file = spotifyHistory();
+  expect(file.byteLength).toBeGreaterThan(2 * 1024 * 1024);
+  await page.getByLabel("History files").setInputFiles({
+    name: "Streaming_History_Audio_2022.json",
+    mimeType: "application/json",
+    buffer: file,
+  });
+  // A slow uplink (about 512 KB/s), so the upload lasts long enough to be seen.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 20,
+    downloadThroughput: -1,
+    uploadThroughput: 512 * 1024,
+  });
+  await page.getByRole("button", { name: "Read files" }).click();
+
+  const bar = page.getByRole("progressbar", { name: "Uploading your files" });
+  await expect(bar).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole("button", { name: /^Uploading… \d+%$/ })).toBeDisabled();
+  await expect
+    .poll(async () => Number(await bar.getAttribute("value")), { timeout: 15_000 })
+    .toBeGreaterThan(0);
+  await expectNoAxeViolations(page);
+
+  // Once sent, the bar goes and the server reads the files into the preview.
+  const preview = page.getByRole("region", { name: "Preview" });
+  await expect(preview).toBeVisible({ timeout: 60_000 });
+  await expect(preview.getByTestId("preview-plays")).toHaveText("12,000");
+  await expect(bar).toHaveCount(0);
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
+  await page.context().close();
+});

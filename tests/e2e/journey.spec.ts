@@ -160,10 +160,18 @@ test.describe("a recap card", () => {
     const form = page.getByRole("form", { name: "Post the recap card to the feed" });
     await expect(form.getByLabel("Who can see the post")).toHaveValue("followers");
     await form.getByLabel("Note (optional)").fill("My month in dream pop");
-    await form.getByRole("button", { name: "Post to feed" }).click();
+    const postButton = form.getByRole("button", { name: "Post to feed" });
+    await postButton.scrollIntoViewIfNeeded();
+    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+    await postButton.click();
     await expect(page).toHaveURL(/\/feed$/, { timeout: 20_000 });
     const post = page.getByRole("article").filter({ hasText: "My recap: Last 30 days" }).first();
     await expect(post).toContainText("My month in dream pop");
+    // The feed opens at its top, where the new post is, and the post says it is a recap.
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
+    await expect(post).toBeInViewport();
+    await expect(post).toContainText("Recap");
+    await expect(post).not.toContainText("Playlist");
     const picture = post.getByRole("img", {
       name: `Shared with “My recap: Last 30 days” by ${JOURNEY_OWNER.displayName}`,
     });

@@ -4,8 +4,19 @@
  * the assistant), so the browser and the server read the same lists as the database.
  */
 
-export const POST_KINDS = ["track", "album", "artist", "playlist"] as const;
+/**
+ * What a post is about. "recap" is a journey recap card posted from the journey page; the column
+ * is plain text (no check constraint), so the list grows without a migration.
+ */
+export const POST_KINDS = ["track", "album", "artist", "playlist", "recap"] as const;
 export type PostKind = (typeof POST_KINDS)[number];
+/** The kinds a person picks in the composer; a recap is made on the journey page only. */
+export const COMPOSER_KINDS = [
+  "track",
+  "album",
+  "artist",
+  "playlist",
+] as const satisfies readonly PostKind[];
 
 export const AUDIENCES = ["everyone", "followers", "only_me"] as const;
 export type Audience = (typeof AUDIENCES)[number];

@@ -152,7 +152,7 @@ export async function postRecap(options: {
   }
   const title = `My recap: ${recap.card.heading}`;
   const input = postInputSchema.parse({
-    kind: "playlist",
+    kind: "recap",
     title: title.slice(0, 200),
     note: options.note,
     audience: options.audience,

@@ -270,6 +270,7 @@ describe("posting a recap card", () => {
     expect(title).toBe("My recap: Listening recap");
     const [row] = await getDb()
       .select({
+        kind: posts.kind,
         audience: posts.audience,
         note: posts.note,
         mediaId: posts.mediaId,
@@ -282,6 +283,7 @@ describe("posting a recap card", () => {
       .innerJoin(media, eq(media.id, posts.mediaId))
       .where(eq(posts.id, postId));
     expect(row).toMatchObject({
+      kind: "recap",
       audience: "followers",
       note: "My June so far",
       contentType: "image/webp",

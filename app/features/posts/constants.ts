@@ -3,7 +3,13 @@
 import type { Audience, PostKind } from "~/db/schema/enums";
 import { IMAGE_MAX_BYTES } from "~/features/media";
 
-export { AUDIENCES, type Audience, POST_KINDS, type PostKind } from "~/db/schema/enums";
+export {
+  AUDIENCES,
+  type Audience,
+  COMPOSER_KINDS,
+  POST_KINDS,
+  type PostKind,
+} from "~/db/schema/enums";
 
 /** Longest note a post may carry (characters). */
 export const NOTE_MAX_LENGTH = 2000;
@@ -19,6 +25,7 @@ export const KIND_LABELS: Record<PostKind, string> = {
   album: "Album",
   artist: "Artist",
   playlist: "Playlist",
+  recap: "Recap",
 };
 
 export const AUDIENCE_LABELS: Record<Audience, string> = {

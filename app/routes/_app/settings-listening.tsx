@@ -15,6 +15,7 @@ import { IMPORT_MAX_BYTES, IMPORT_MAX_FILES } from "~/features/journey/import-co
 import { failureIn } from "~/lib/forms";
 import { saveMultipartFiles } from "~/lib/multipart.server";
 import { redirectWithToast } from "~/lib/toast.server";
+import { sendWithUploadProgress } from "~/lib/upload-progress";
 import type { Route } from "./+types/settings-listening";
 
 export const meta: Route.MetaFunction = () => [
@@ -94,6 +95,16 @@ export async function action({ context, request }: Route.ActionArgs) {
   const type = request.headers.get("Content-Type") ?? "";
   if (/^multipart\/form-data/i.test(type)) return upload(request, viewer.id);
   return decide(viewer.id, Object.fromEntries(await request.formData()));
+}
+
+/**
+ * The upload goes over XMLHttpRequest so the form can show how much is sent (fetch cannot tell);
+ * the server action and its answers are the same. Confirm and Cancel go the usual way.
+ */
+export async function clientAction({ request, serverAction }: Route.ClientActionArgs) {
+  const type = request.headers.get("Content-Type") ?? "";
+  if (/^multipart\/form-data/i.test(type)) return sendWithUploadProgress(request);
+  return serverAction();
 }
 
 export default function ListeningSettings({ loaderData, actionData }: Route.ComponentProps) {

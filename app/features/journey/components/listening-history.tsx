@@ -5,10 +5,17 @@ import { Card } from "~/components/ui/card";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { SectionHeader } from "~/components/ui/section-header";
 import type { ListenImportSummary } from "~/db/schema/listens";
+import { uploadPercent, useUploadProgress } from "~/lib/upload-progress";
 import { IMPORT_ACCEPT, IMPORT_MAX_BYTES } from "../import-constants";
 import type { ListenImportView } from "../import-types";
 
 const number = (n: number) => n.toLocaleString("en-US");
+/** Bytes as megabytes with one decimal. */
+const megabytes = (bytes: number) =>
+  (bytes / 1024 / 1024).toLocaleString("en-US", {
+    maximumFractionDigits: 1,
+    minimumFractionDigits: 1,
+  });
 
 function day(iso: string | null): string {
   return iso ? iso.slice(0, 10) : "—";
@@ -68,6 +75,9 @@ function UploadForm() {
     navigation.state !== "idle" &&
     navigation.formMethod === "POST" &&
     navigation.formEncType === "multipart/form-data";
+  const progress = useUploadProgress();
+  const sending = isUploading && progress !== null && !progress.sent && progress.total > 0;
+  const percent = progress ? uploadPercent(progress) : 0;
   return (
     <Form method="post" encType="multipart/form-data" className="flex flex-col gap-3">
       <input type="hidden" name="intent" value="upload" />
@@ -90,8 +100,25 @@ function UploadForm() {
           all.
         </p>
       </div>
+      {sending && progress ? (
+        <div className="flex flex-col gap-1">
+          <label htmlFor="history-upload-progress" className="text-sm font-medium">
+            Uploading your files
+          </label>
+          <progress
+            id="history-upload-progress"
+            max={100}
+            value={percent}
+            aria-valuetext={`${percent}% (${megabytes(progress.loaded)} of ${megabytes(progress.total)} MB)`}
+            className="h-2 w-full max-w-md accent-primary"
+          />
+          <p className="text-sm text-muted-foreground" aria-hidden="true">
+            {percent}% · {megabytes(progress.loaded)} of {megabytes(progress.total)} MB
+          </p>
+        </div>
+      ) : null}
       <Button type="submit" className="self-start" disabled={isUploading}>
-        {isUploading ? "Reading your files…" : "Read files"}
+        {sending ? `Uploading… ${percent}%` : isUploading ? "Reading your files…" : "Read files"}
       </Button>
     </Form>
   );

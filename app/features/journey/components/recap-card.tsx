@@ -195,7 +195,6 @@ export function RecapCardPanel({
         <Form
           method="post"
           action={`${basePath}${periodSearch(period)}`}
-          preventScrollReset
           className="flex max-w-md flex-col gap-3 rounded-lg border border-border p-3"
           aria-label="Post the recap card to the feed"
         >

@@ -13,6 +13,7 @@ import { cn } from "~/lib/utils";
 import {
   AUDIENCE_LABELS,
   AUDIENCES,
+  COMPOSER_KINDS,
   KIND_LABELS,
   MOODS,
   NOTE_MAX_LENGTH,
@@ -63,6 +64,7 @@ const TITLE_LABELS: Record<PostKind, string> = {
   album: "Album title",
   artist: "Artist name",
   playlist: "Playlist name",
+  recap: "Title",
 };
 
 /**
@@ -108,6 +110,10 @@ export function Composer({
     ? (values?.kind as PostKind)
     : "track";
   const [kind, setKind] = useState<PostKind>(initialKind);
+  /** The kinds to pick from; a post edited from elsewhere (a recap) keeps its own kind on offer. */
+  const kinds: readonly PostKind[] = (COMPOSER_KINDS as readonly PostKind[]).includes(initialKind)
+    ? COMPOSER_KINDS
+    : [...COMPOSER_KINDS, initialKind];
   const [noteLength, setNoteLength] = useState(values?.note?.length ?? 0);
   const [imageError, setImageError] = useState<string | null>(null);
   /** Only a create composer that can start folded folds away again; editing has its own page. */
@@ -278,7 +284,7 @@ export function Composer({
         <fieldset>
           <legend className="mb-1.5 text-sm font-medium">This post is about</legend>
           <div className="flex flex-wrap gap-2">
-            {POST_KINDS.map((k) => (
+            {kinds.map((k) => (
               <label
                 key={k}
                 className="inline-flex cursor-pointer items-center gap-2 rounded-full border border-border px-3 py-1.5 text-sm has-[:checked]:border-primary has-[:checked]:bg-accent has-[:checked]:text-accent-foreground has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"

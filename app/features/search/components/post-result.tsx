@@ -13,6 +13,7 @@ const kindIcons: Record<PostKind, IconName> = {
   album: "disc-3",
   artist: "mic-vocal",
   playlist: "list-music",
+  recap: "chart-column",
 };
 
 const audienceIcons: Record<Audience, IconName> = {
