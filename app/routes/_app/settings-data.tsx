@@ -8,6 +8,8 @@ import { SectionHeader } from "~/components/ui/section-header";
 import { requireUser } from "~/features/auth/guards.server";
 import { EXPORT_KEEP_DAYS } from "~/features/settings/constants";
 import { getLatestDataExport, requestDataExport } from "~/features/settings/export-archive.server";
+import { keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-data";
 
@@ -32,6 +34,16 @@ function sizeOf(bytes: number): string {
   if (bytes < 1024 * 1024) return `${Math.max(1, Math.round(bytes / 1024))} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
 
 export default function DataSettings({ loaderData }: Route.ComponentProps) {
   const { latest } = loaderData;

@@ -14,6 +14,8 @@ import {
 import { IMPORT_MAX_BYTES, IMPORT_MAX_FILES } from "~/features/journey/import-constants";
 import { failureIn } from "~/lib/forms";
 import { saveMultipartFiles } from "~/lib/multipart.server";
+import { keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-listening";
 
@@ -95,6 +97,16 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (/^multipart\/form-data/i.test(type)) return upload(request, viewer.id);
   return decide(viewer.id, Object.fromEntries(await request.formData()));
 }
+
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
 
 export default function ListeningSettings({ loaderData, actionData }: Route.ComponentProps) {
   return (
