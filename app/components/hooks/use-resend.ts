@@ -202,3 +202,40 @@ export function useFormResend(
     retryNow: auto.retryNow,
   };
 }
+
+/**
+ * The same for a form of a fetcher posting to a page's route action (the security settings):
+ * `data` is the fetcher's, a NetworkFailure when the network failed. What the form shows
+ * comes from the last real answer (`answer`), so a failure never drops the step it was at.
+ */
+export function useFetcherFormResend<T>(
+  data: T | NetworkFailure | undefined,
+  { repeat = true }: { repeat?: boolean } = {},
+) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const [answer, setAnswer] = useState<T | undefined>(undefined);
+  const failure = isNetworkFailure(data) ? data : null;
+  useEffect(() => {
+    if (!isNetworkFailure(data)) setAnswer(data);
+  }, [data]);
+  const resubmit = useCallback(() => formRef.current?.requestSubmit(), []);
+  const auto = useResend(repeat ? failure : null, resubmit);
+  const isWaiting = failure !== null;
+  const shown = isNetworkFailure(data) ? answer : data;
+  if (!repeat) {
+    return {
+      formRef,
+      answer: shown,
+      isWaiting,
+      state: isWaiting ? ("failed" as const) : ("ok" as const),
+      retryNow: resubmit,
+    };
+  }
+  return {
+    formRef,
+    answer: shown,
+    isWaiting,
+    state: isWaiting ? auto.state : ("ok" as const),
+    retryNow: auto.retryNow,
+  };
+}
