@@ -15,6 +15,9 @@ export interface NetworkFailure {
 
 export const OFFLINE_MESSAGE = "You're offline — we'll send it when you're back";
 export const FAILED_MESSAGE = "Couldn't send";
+/** The same, said by a settings form: what it does is save. */
+export const OFFLINE_SAVE_MESSAGE = "You're offline — we'll save it when you're back";
+export const FAILED_SAVE_MESSAGE = "Couldn't save";
 
 /**
  * Pauses before the automatic retries of a send that failed while the browser believed it was

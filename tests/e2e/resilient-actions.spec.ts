@@ -16,6 +16,18 @@ import { type Person, signUp } from "./people";
  */
 
 const OFFLINE = "You're offline — we'll send it when you're back";
+const OFFLINE_SAVE = "You're offline — we'll save it when you're back";
+
+/** Counts the POSTs to `path` (its `.data` request) that the server answered. */
+function countAnsweredPosts(page: Page, path: string) {
+  const answered = { count: 0 };
+  page.on("requestfinished", (request) => {
+    if (request.method() === "POST" && new URL(request.url()).pathname === `${path}.data`) {
+      answered.count++;
+    }
+  });
+  return answered;
+}
 
 async function pageAs(browser: Browser, person: Person, theme?: "light" | "dark") {
   const context = await browser.newContext({ storageState: person.storage });
@@ -281,4 +293,107 @@ test.describe
         await page.context().close();
       });
     }
+
+    test("a profile saved offline keeps what was typed, says so, and is saved once online", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, alice);
+      await gotoHydrated(page, "/settings/profile");
+      const answered = countAnsweredPosts(page, "/settings/profile");
+      await page.getByLabel("Display name").fill("Alice on a Train");
+      await page.getByLabel("Bio").fill("Written between two tunnels");
+      await page.getByLabel("Favourite genres").fill("dub, ambient");
+
+      await page.context().setOffline(true);
+      await page.getByRole("button", { name: "Save profile" }).click();
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE_SAVE })).toBeVisible();
+      await expectNoErrorScreen(page);
+      await expect(page.getByLabel("Display name")).toHaveValue("Alice on a Train");
+      await expect(page.getByLabel("Bio")).toHaveValue("Written between two tunnels");
+      await expect(page.getByLabel("Favourite genres")).toHaveValue("dub, ambient");
+      expect(answered.count).toBe(0);
+
+      await page.context().setOffline(false);
+      await expect(page.getByText("Profile saved")).toBeVisible();
+      await expect(page.getByRole("status").filter({ hasText: OFFLINE_SAVE })).toHaveCount(0);
+      await expectNoErrorScreen(page);
+      expect(answered.count).toBe(1);
+
+      const fresh = await freshPage(browser, alice, "/settings/profile");
+      await expect(fresh.getByLabel("Display name")).toHaveValue("Alice on a Train");
+      await expect(fresh.getByLabel("Bio")).toHaveValue("Written between two tunnels");
+      await expect(fresh.getByLabel("Favourite genres")).toHaveValue("dub, ambient");
+      await fresh.context().close();
+      await page.context().close();
+    });
+
+    test("notification preferences saved offline stay ticked as chosen and are saved once online", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, bob);
+      await gotoHydrated(page, "/settings/notifications");
+      const answered = countAnsweredPosts(page, "/settings/notifications");
+      const likesInApp = page.getByRole("checkbox", { name: "Likes on your posts in the app" });
+      const followsByMail = page.getByRole("checkbox", { name: "New followers by e-mail" });
+      const wasInApp = await likesInApp.isChecked();
+      const wasByMail = await followsByMail.isChecked();
+      await likesInApp.setChecked(!wasInApp);
+      await followsByMail.setChecked(!wasByMail);
+
+      await page.context().setOffline(true);
+      await page.getByRole("button", { name: "Save notification settings" }).click();
+      const status = page.getByRole("status").filter({ hasText: OFFLINE_SAVE });
+      await expect(status).toBeVisible();
+      await expectNoErrorScreen(page);
+      await expect(likesInApp).toBeChecked({ checked: !wasInApp });
+      await expect(followsByMail).toBeChecked({ checked: !wasByMail });
+      expect(answered.count).toBe(0);
+
+      await page.context().setOffline(false);
+      await expect(page.getByText("Notification settings saved")).toBeVisible();
+      await expect(status).toHaveCount(0);
+      expect(answered.count).toBe(1);
+
+      const fresh = await freshPage(browser, bob, "/settings/notifications");
+      await expect(
+        fresh.getByRole("checkbox", { name: "Likes on your posts in the app" }),
+      ).toBeChecked({ checked: !wasInApp });
+      await expect(fresh.getByRole("checkbox", { name: "New followers by e-mail" })).toBeChecked({
+        checked: !wasByMail,
+      });
+      await fresh.context().close();
+      await page.context().close();
+    });
+
+    test("privacy and journey settings saved offline are kept and saved once online, with no axe violations", async ({
+      browser,
+    }) => {
+      const page = await pageAs(browser, bob, "dark");
+      await gotoHydrated(page, "/settings/privacy");
+      const answered = countAnsweredPosts(page, "/settings/privacy");
+      const paused = page.getByRole("checkbox", { name: "Pause “now playing”" });
+      const wasPaused = await paused.isChecked();
+      await paused.setChecked(!wasPaused);
+
+      await page.context().setOffline(true);
+      await page.getByRole("button", { name: "Save journey settings" }).click();
+      const status = page.getByRole("status").filter({ hasText: OFFLINE_SAVE });
+      await expect(status).toHaveCount(1);
+      await expect(status).toBeVisible();
+      await expectNoErrorScreen(page);
+      await expect(paused).toBeChecked({ checked: !wasPaused });
+      await expectNoAxeViolations(page);
+
+      await page.context().setOffline(false);
+      await expect(page.getByText("Journey settings saved")).toBeVisible();
+      await expect(status).toHaveCount(0);
+      expect(answered.count).toBe(1);
+
+      const fresh = await freshPage(browser, bob, "/settings/privacy");
+      await expect(fresh.getByRole("checkbox", { name: "Pause “now playing”" })).toBeChecked({
+        checked: !wasPaused,
+      });
+      await fresh.context().close();
+      await page.context().close();
+    });
   });

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useActionData, useNavigation } from "react-router";
 import { showToast } from "~/components/ui/toaster";
 import {
   isNetworkError,
+  isNetworkFailure,
   type NetworkFailure,
   networkFailure,
   nextSendStep,
@@ -38,13 +40,15 @@ export function useResend(failure: NetworkFailure | null | undefined, resend: ()
     }
     failures.current += 1;
     const step = nextSendStep(failures.current, isOnline());
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const onOnline = () => {
+      // The connection came back before a pending retry: this send replaces it (never twice).
+      if (timer) clearTimeout(timer);
       setState("retrying");
       resendRef.current();
     };
     // Whatever the step, the connection coming back sends it at once.
     window.addEventListener("online", onOnline, { once: true });
-    let timer: ReturnType<typeof setTimeout> | undefined;
     if (step.kind === "wait-online") setState("offline");
     else if (step.kind === "give-up") setState("failed");
     else {
@@ -131,4 +135,107 @@ export function useResilientAction<T extends object>(
     if (pendingRef.current) void submit(pendingRef.current);
   });
   return { submit, pending, sendState: failure ? state : ("ok" as const), retryNow };
+}
+
+/**
+ * A form that posts to its own page's route action (a `<Form>`, as the settings pages have),
+ * whose `clientAction` answers a NetworkFailure when the network failed (ADR 037). A page's
+ * forms share its action data, so a failure belongs to the form that was submitted last:
+ * `isMine` tells that form's data apart (its `intent`, or a row's intent and id).
+ *
+ * With `repeat` (a save that names the state it wants, so sending it twice changes nothing) it
+ * is sent again by itself, as `useResend` says; without (a send that mails a link or texts a
+ * code, or one that needs a password typed for it), it waits for the person's Retry. Either
+ * way the form keeps what was typed: it is submitted again as it stands, by the same button.
+ */
+export function useFormResend(
+  isMine: string | ((form: FormData) => boolean),
+  { repeat = true }: { repeat?: boolean } = {},
+) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const actionData = useActionData();
+  const navigation = useNavigation();
+  const matches =
+    typeof isMine === "string" ? (form: FormData) => form.get("intent") === isMine : isMine;
+  const matchesRef = useRef(matches);
+  matchesRef.current = matches;
+  const [wasMine, setWasMine] = useState(false);
+  useEffect(() => {
+    if (navigation.formData) setWasMine(matchesRef.current(navigation.formData));
+  }, [navigation.formData]);
+  // The button that sent it (a row's "Accept" or "Decline") sends it again.
+  const submitter = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form) return;
+    const onSubmit = (event: SubmitEvent) => {
+      submitter.current = event.submitter;
+    };
+    form.addEventListener("submit", onSubmit, { capture: true });
+    return () => form.removeEventListener("submit", onSubmit, { capture: true });
+  }, []);
+  const resubmit = useCallback(() => {
+    const form = formRef.current;
+    if (!form) return;
+    const button = submitter.current;
+    const isOwnButton =
+      (button instanceof HTMLButtonElement || button instanceof HTMLInputElement) &&
+      button.form === form;
+    form.requestSubmit(isOwnButton ? button : undefined);
+  }, []);
+  const failure = wasMine && isNetworkFailure(actionData) ? actionData : null;
+  const auto = useResend(repeat ? failure : null, resubmit);
+  const retryNow = useCallback(() => resubmit(), [resubmit]);
+  const isWaiting = failure !== null;
+  if (!repeat) {
+    return {
+      formRef,
+      isWaiting,
+      state: isWaiting ? ("failed" as const) : ("ok" as const),
+      retryNow,
+    };
+  }
+  return {
+    formRef,
+    isWaiting,
+    state: isWaiting ? auto.state : ("ok" as const),
+    retryNow: auto.retryNow,
+  };
+}
+
+/**
+ * The same for a form of a fetcher posting to a page's route action (the security settings):
+ * `data` is the fetcher's, a NetworkFailure when the network failed. What the form shows
+ * comes from the last real answer (`answer`), so a failure never drops the step it was at.
+ */
+export function useFetcherFormResend<T>(
+  data: T | NetworkFailure | undefined,
+  { repeat = true }: { repeat?: boolean } = {},
+) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const [answer, setAnswer] = useState<T | undefined>(undefined);
+  const failure = isNetworkFailure(data) ? data : null;
+  useEffect(() => {
+    if (!isNetworkFailure(data)) setAnswer(data);
+  }, [data]);
+  const resubmit = useCallback(() => formRef.current?.requestSubmit(), []);
+  const auto = useResend(repeat ? failure : null, resubmit);
+  const isWaiting = failure !== null;
+  const shown = isNetworkFailure(data) ? answer : data;
+  if (!repeat) {
+    return {
+      formRef,
+      answer: shown,
+      isWaiting,
+      state: isWaiting ? ("failed" as const) : ("ok" as const),
+      retryNow: resubmit,
+    };
+  }
+  return {
+    formRef,
+    answer: shown,
+    isWaiting,
+    state: isWaiting ? auto.state : ("ok" as const),
+    retryNow: auto.retryNow,
+  };
 }

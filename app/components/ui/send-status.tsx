@@ -1,21 +1,30 @@
 import type { ResendState } from "~/components/hooks/use-resend";
-import { FAILED_MESSAGE, OFFLINE_MESSAGE } from "~/lib/resilient-send";
+import {
+  FAILED_MESSAGE,
+  FAILED_SAVE_MESSAGE,
+  OFFLINE_MESSAGE,
+  OFFLINE_SAVE_MESSAGE,
+} from "~/lib/resilient-send";
 import { cn } from "~/lib/utils";
 
 /**
  * Says in place what became of a send the network let down (ADR 037): "You're offline — we'll
- * send it when you're back", or "Couldn't send — Retry". Nothing when all is well; the live
- * region is always there, so a screen reader hears the change.
+ * send it when you're back", or "Couldn't send — Retry" (a settings form says "save"). Nothing
+ * when all is well; the live region is always there, so a screen reader hears the change.
  */
 export function SendStatus({
   state,
   onRetry,
+  verb = "send",
   className,
 }: {
   state: ResendState;
   onRetry: () => void;
+  verb?: "send" | "save";
   className?: string;
 }) {
+  const offline = verb === "save" ? OFFLINE_SAVE_MESSAGE : OFFLINE_MESSAGE;
+  const failed = verb === "save" ? FAILED_SAVE_MESSAGE : FAILED_MESSAGE;
   return (
     <p
       role="status"
@@ -25,11 +34,11 @@ export function SendStatus({
         className,
       )}
     >
-      {state === "offline" ? OFFLINE_MESSAGE : null}
-      {state === "retrying" ? `${FAILED_MESSAGE} — trying again…` : null}
+      {state === "offline" ? offline : null}
+      {state === "retrying" ? `${failed} — trying again…` : null}
       {state === "failed" ? (
         <>
-          {FAILED_MESSAGE} —{" "}
+          {failed} —{" "}
           <button type="button" onClick={onRetry} className="font-medium underline">
             Retry
           </button>

@@ -16,6 +16,8 @@ import {
   unlinkSignInMethod,
 } from "~/features/settings/sign-in-methods.server";
 import { type FormFailure, formFailure, formStrings } from "~/lib/forms";
+import { isNetworkFailure, keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { type ExpectedFailure, refuse } from "~/lib/route-errors.server";
 import { flashToastCookie, redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-account";
@@ -149,6 +151,16 @@ export async function action({ context, request }: Route.ActionArgs) {
   return refused(intent, values, { kind: "invalid", message: "Unknown action." });
 }
 
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
+
 export default function AccountSettingsPage({ loaderData, actionData }: Route.ComponentProps) {
   return (
     <AccountSettings
@@ -156,7 +168,7 @@ export default function AccountSettingsPage({ loaderData, actionData }: Route.Co
       username={loaderData.username}
       signInMethods={loaderData.signInMethods}
       result={
-        actionData ??
+        (isNetworkFailure(actionData) ? undefined : actionData) ??
         (loaderData.linkFailed
           ? {
               intent: "link",

@@ -1,13 +1,17 @@
 import { useEffect } from "react";
 import { Form, Link, useNavigation, useRevalidator } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Button, buttonClasses } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Icon } from "~/components/ui/icon";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { SectionHeader } from "~/components/ui/section-header";
+import { SendStatus } from "~/components/ui/send-status";
 import { requireUser } from "~/features/auth/guards.server";
 import { EXPORT_KEEP_DAYS } from "~/features/settings/constants";
 import { getLatestDataExport, requestDataExport } from "~/features/settings/export-archive.server";
+import { keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-data";
 
@@ -33,17 +37,30 @@ function sizeOf(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
+
 export default function DataSettings({ loaderData }: Route.ComponentProps) {
   const { latest } = loaderData;
   const navigation = useNavigation();
   const revalidator = useRevalidator();
   const isRunning = latest?.status === "running";
   const isStarting = navigation.formMethod === "POST";
-  // While the archive is prepared, ask again every two seconds for its progress.
+  // Not started twice by itself: after a network failure, the person's Retry (ADR 037).
+  const prepare = useFormResend("export", { repeat: false });
+  // While the archive is prepared, ask again every two seconds for its progress (not while
+  // offline: that load would fail and take the page).
   useEffect(() => {
     if (!isRunning) return;
     const timer = setInterval(() => {
-      if (revalidator.state === "idle") void revalidator.revalidate();
+      if (revalidator.state === "idle" && navigator.onLine) void revalidator.revalidate();
     }, 2000);
     return () => clearInterval(timer);
   }, [isRunning, revalidator]);
@@ -94,7 +111,8 @@ export default function DataSettings({ loaderData }: Route.ComponentProps) {
                 Preparing your archive did not finish. Please try again.
               </p>
             ) : null}
-            <Form method="post">
+            <Form ref={prepare.formRef} method="post" className="flex flex-wrap items-center gap-2">
+              <input type="hidden" name="intent" value="export" />
               <Button
                 type="submit"
                 variant={latest?.status === "ready" ? "secondary" : "primary"}
@@ -106,6 +124,7 @@ export default function DataSettings({ loaderData }: Route.ComponentProps) {
                     ? "Prepare a new archive"
                     : "Prepare my data"}
               </Button>
+              <SendStatus state={prepare.state} onRetry={prepare.retryNow} />
             </Form>
             <p className="text-sm text-muted-foreground">
               Just the text, right now?{" "}

@@ -14,6 +14,8 @@ import {
 import { IMPORT_MAX_BYTES, IMPORT_MAX_FILES } from "~/features/journey/import-constants";
 import { failureIn } from "~/lib/forms";
 import { saveMultipartFiles } from "~/lib/multipart.server";
+import { keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import { sendWithUploadProgress } from "~/lib/upload-progress";
 import type { Route } from "./+types/settings-listening";
@@ -99,13 +101,19 @@ export async function action({ context, request }: Route.ActionArgs) {
 
 /**
  * The upload goes over XMLHttpRequest so the form can show how much is sent (fetch cannot tell);
- * the server action and its answers are the same. Confirm and Cancel go the usual way.
+ * the server action and its answers are the same. Confirm and Cancel go the usual way. A send
+ * while the network is down comes back as a NetworkFailure for the form to keep, show and send
+ * again (ADR 037), not as an error that replaces the page.
  */
-export async function clientAction({ request, serverAction }: Route.ClientActionArgs) {
+export function clientAction({ request, serverAction }: Route.ClientActionArgs) {
   const type = request.headers.get("Content-Type") ?? "";
-  if (/^multipart\/form-data/i.test(type)) return sendWithUploadProgress(request);
-  return serverAction();
+  if (/^multipart\/form-data/i.test(type)) {
+    return keepOnNetworkFailure(() => sendWithUploadProgress(request));
+  }
+  return keepOnNetworkFailure(serverAction);
 }
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
 
 export default function ListeningSettings({ loaderData, actionData }: Route.ComponentProps) {
   return (

@@ -9,6 +9,8 @@ import {
   getNotificationSettings,
   saveNotificationSettings,
 } from "~/features/settings/notifications.server";
+import { keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-notifications";
 
@@ -39,6 +41,16 @@ export async function action({ context, request }: Route.ActionArgs) {
     title: "Notification settings saved",
   });
 }
+
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
 
 export default function NotificationSettingsPage({ loaderData }: Route.ComponentProps) {
   return <NotificationSettingsForm settings={loaderData.settings} />;

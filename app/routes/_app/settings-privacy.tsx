@@ -23,6 +23,8 @@ import {
   unhideArtistSchema,
 } from "~/features/settings/schemas";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
+import { isNetworkFailure, keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-privacy";
@@ -132,12 +134,24 @@ export async function action({ context, request }: Route.ActionArgs) {
   return data({ intent, ...formFailure({}, "Unknown action."), values }, { status: 400 });
 }
 
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
+
 export default function PrivacySettingsPage({ loaderData, actionData }: Route.ComponentProps) {
   const { settings, journey, requests, blocked } = loaderData;
+  // A save the network let down is each form's to show (ADR 037), not a refusal.
+  const result = isNetworkFailure(actionData) ? undefined : actionData;
   return (
     <div className="flex flex-col gap-6">
-      <PrivacyForm settings={settings} result={actionData} />
-      <JourneyPrivacyForm settings={journey} result={actionData} />
+      <PrivacyForm settings={settings} result={result} />
+      <JourneyPrivacyForm settings={journey} result={result} />
       <FollowRequests {...requests} requiresApproval={settings.requiresFollowApproval} />
       <BlockedPeople people={blocked} />
     </div>

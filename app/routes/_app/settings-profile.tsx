@@ -12,6 +12,8 @@ import {
 import { profileSchema } from "~/features/settings/schemas";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
 import { readFormData } from "~/lib/multipart.server";
+import { isNetworkFailure, keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-profile";
@@ -68,6 +70,21 @@ export async function action({ context, request }: Route.ActionArgs) {
   return redirectWithToast("/settings/profile", { type: "success", title: "Profile saved" });
 }
 
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
+
 export default function ProfileSettings({ loaderData, actionData }: Route.ComponentProps) {
-  return <ProfileSettingsForm profile={loaderData.profile} result={actionData} />;
+  return (
+    <ProfileSettingsForm
+      profile={loaderData.profile}
+      result={isNetworkFailure(actionData) ? undefined : actionData}
+    />
+  );
 }

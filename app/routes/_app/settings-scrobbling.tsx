@@ -12,6 +12,8 @@ import {
 } from "~/features/journey/listenbrainz/tokens.server";
 import { getEnv } from "~/lib/env.server";
 import { formFailure, formStrings, invalidForm } from "~/lib/forms";
+import { isNetworkFailure, keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { forForm } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-scrobbling";
@@ -74,13 +76,23 @@ export async function action({ context, request }: Route.ActionArgs) {
   return data({ intent, ...formFailure({}, "Unknown action."), values }, { status: 400 });
 }
 
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
+
 export default function ScrobblingSettings({ loaderData, actionData }: Route.ComponentProps) {
   return (
     <ConnectedPlayers
       baseUrl={loaderData.baseUrl}
       username={loaderData.username}
       tokens={loaderData.tokens}
-      result={actionData}
+      result={isNetworkFailure(actionData) ? undefined : actionData}
     />
   );
 }

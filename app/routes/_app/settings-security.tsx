@@ -19,6 +19,8 @@ import {
   revokeSession,
 } from "~/features/settings/sessions.server";
 import { formFailure } from "~/lib/forms";
+import { keepOnNetworkFailure } from "~/lib/resilient-send";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import { forForm, refuse } from "~/lib/route-errors.server";
 import { redirectWithToast } from "~/lib/toast.server";
 import type { Route } from "./+types/settings-security";
@@ -123,6 +125,16 @@ export async function action({ context, request }: Route.ActionArgs) {
   }
   return data({ intent, ...formFailure({}, "Unknown action.") }, { status: 400 });
 }
+
+/**
+ * A save sent while the network is down comes back as a NetworkFailure for the form to keep,
+ * show and send again (ADR 037), not as an error that replaces the page.
+ */
+export function clientAction({ serverAction }: Route.ClientActionArgs) {
+  return keepOnNetworkFailure(serverAction);
+}
+
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
 
 export default function SecuritySettingsPage({ loaderData }: Route.ComponentProps) {
   return (

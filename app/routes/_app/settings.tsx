@@ -3,6 +3,7 @@ import { Link, Outlet, useLocation } from "react-router";
 import { PageHeader } from "~/components/ui/page-header";
 import { requireUser } from "~/features/auth/guards.server";
 import { SettingsNav } from "~/features/settings/components/settings-nav";
+import { skipRevalidationAfterNetworkFailure } from "~/lib/revalidation";
 import type { Route } from "./+types/settings";
 
 /** A side menu next to the section needs the room. */
@@ -14,6 +15,9 @@ export function loader({ context, request }: Route.LoaderArgs) {
   requireUser(context, request);
   return null;
 }
+
+// A settings save the network let down (ADR 037) reloads nothing: that reload would fail too.
+export const shouldRevalidate = skipRevalidationAfterNetworkFailure;
 
 export default function SettingsLayout() {
   const { pathname } = useLocation();

@@ -1,11 +1,14 @@
 import { KeyRound, ShieldCheck } from "lucide-react";
-import { useEffect, useId, useRef } from "react";
+import { useEffect, useId } from "react";
 import { useFetcher } from "react-router";
+import { useFetcherFormResend } from "~/components/hooks/use-resend";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
+import { SendStatus } from "~/components/ui/send-status";
 import type { FormFailure } from "~/lib/forms";
+import type { NetworkFailure } from "~/lib/resilient-send";
 import { CodeField, CurrentPasswordField, NewPasswordField } from "./account-fields";
 
 export type SecurityActionData =
@@ -28,6 +31,13 @@ export type SecurityActionData =
       needs?: ("password" | "code")[];
     });
 
+/**
+ * None of these is sent again by itself after a network failure (ADR 037): each makes new
+ * codes or secrets, or needs a password typed for it. The form keeps what was typed, says so
+ * beside its button, and the person's Retry sends it.
+ */
+const KEPT_FOR_RETRY = { repeat: false };
+
 function BackupCodeList({ codes }: { codes: string[] }) {
   return (
     <ul aria-label="Backup codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
@@ -45,8 +55,9 @@ function BackupCodeList({ codes }: { codes: string[] }) {
  * the password and/or an authenticator code appear here, keeping what was typed.
  */
 function BackupCodes({ backupCodesLeft }: { backupCodesLeft: number }) {
-  const fetcher = useFetcher<SecurityActionData>({ key: "backup-codes" });
-  const result = fetcher.data;
+  const fetcher = useFetcher<SecurityActionData | NetworkFailure>({ key: "backup-codes" });
+  const send = useFetcherFormResend(fetcher.data, KEPT_FOR_RETRY);
+  const result = send.answer;
   const codes = result?.intent === "backup-codes" && result.ok ? result.backupCodes : null;
   const failure = result && !result.ok ? result : undefined;
   const errors = failure?.fieldErrors;
@@ -67,7 +78,12 @@ function BackupCodes({ backupCodesLeft }: { backupCodesLeft: number }) {
             <BackupCodeList codes={codes} />
           </div>
         ) : (
-          <fetcher.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
+          <fetcher.Form
+            ref={send.formRef}
+            method="post"
+            className="mt-3 flex flex-col gap-4"
+            noValidate
+          >
             <input type="hidden" name="intent" value="backup-codes" />
             <p className="text-sm text-muted-foreground">
               {backupCodesLeft} of 10 left. Getting new ones makes the old ones stop working.
@@ -79,14 +95,12 @@ function BackupCodes({ backupCodesLeft }: { backupCodesLeft: number }) {
             {needs.includes("code") ? (
               <CodeField hint="From your authenticator app." errors={errors?.code} />
             ) : null}
-            <Button
-              type="submit"
-              variant="secondary"
-              disabled={fetcher.state !== "idle"}
-              className="self-start"
-            >
-              {fetcher.state !== "idle" ? "Making new codes…" : "Get new backup codes"}
-            </Button>
+            <div className="flex flex-wrap items-center gap-2">
+              <Button type="submit" variant="secondary" disabled={fetcher.state !== "idle"}>
+                {fetcher.state !== "idle" ? "Making new codes…" : "Get new backup codes"}
+              </Button>
+              <SendStatus state={send.state} onRetry={send.retryNow} verb="send" />
+            </div>
           </fetcher.Form>
         )}
       </section>
@@ -118,12 +132,15 @@ export function SecuritySettings({
   backupCodesLeft: number;
   hasPassword: boolean;
 }) {
-  const twoFactor = useFetcher<SecurityActionData>({ key: "two-factor" });
-  const password = useFetcher<SecurityActionData>({ key: "password" });
+  const twoFactor = useFetcher<SecurityActionData | NetworkFailure>({ key: "two-factor" });
+  const password = useFetcher<SecurityActionData | NetworkFailure>({ key: "password" });
+  const twoFactorSend = useFetcherFormResend(twoFactor.data, KEPT_FOR_RETRY);
+  const passwordSend = useFetcherFormResend(password.data, KEPT_FOR_RETRY);
   const signOutId = useId();
-  const passwordForm = useRef<HTMLFormElement>(null);
-  const result = twoFactor.data;
-  const passwordFailure = password.data && !password.data.ok ? password.data : undefined;
+  const passwordForm = passwordSend.formRef;
+  const result = twoFactorSend.answer;
+  const passwordAnswer = passwordSend.answer;
+  const passwordFailure = passwordAnswer && !passwordAnswer.ok ? passwordAnswer : undefined;
   const failure = result && !result.ok ? result : undefined;
   const errors = failure?.fieldErrors;
   const enrolment =
@@ -136,8 +153,11 @@ export function SecuritySettings({
   const isBusy = twoFactor.state !== "idle";
 
   useEffect(() => {
-    if (password.data?.ok) passwordForm.current?.reset();
-  }, [password.data]);
+    if (passwordAnswer?.ok) passwordForm.current?.reset();
+  }, [passwordAnswer, passwordForm]);
+  const twoFactorStatus = (
+    <SendStatus state={twoFactorSend.state} onRetry={twoFactorSend.retryNow} verb="save" />
+  );
 
   return (
     <>
@@ -155,7 +175,12 @@ export function SecuritySettings({
             <BackupCodeList codes={backupCodes} />
           </div>
         ) : enrolment ? (
-          <twoFactor.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
+          <twoFactor.Form
+            ref={twoFactorSend.formRef}
+            method="post"
+            className="mt-3 flex flex-col gap-4"
+            noValidate
+          >
             <input type="hidden" name="intent" value="2fa-confirm" />
             <input type="hidden" name="secret" value={enrolment.secret} />
             <input type="hidden" name="uri" value={enrolment.uri} />
@@ -172,12 +197,20 @@ export function SecuritySettings({
             </p>
             <CodeField errors={errors?.code} />
             <FormErrors message={failure?.message} />
-            <Button type="submit" disabled={isBusy} className="self-start">
-              Turn on two-step sign-in
-            </Button>
+            <div className="flex flex-wrap items-center gap-2">
+              <Button type="submit" disabled={isBusy}>
+                Turn on two-step sign-in
+              </Button>
+              {twoFactorStatus}
+            </div>
           </twoFactor.Form>
         ) : isTwoFactorOn ? (
-          <twoFactor.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
+          <twoFactor.Form
+            ref={twoFactorSend.formRef}
+            method="post"
+            className="mt-3 flex flex-col gap-4"
+            noValidate
+          >
             <input type="hidden" name="intent" value="2fa-disable" />
             <p className="text-sm text-muted-foreground">
               Two-step sign-in is on. {backupCodesLeft} backup code
@@ -186,21 +219,32 @@ export function SecuritySettings({
             <FormErrors message={failure?.message} />
             {hasPassword ? <CurrentPasswordField errors={errors?.password} /> : null}
             <CodeField hint="From your authenticator app." errors={errors?.code} required={false} />
-            <Button type="submit" variant="danger" disabled={isBusy} className="self-start">
-              Turn off two-step sign-in
-            </Button>
+            <div className="flex flex-wrap items-center gap-2">
+              <Button type="submit" variant="danger" disabled={isBusy}>
+                Turn off two-step sign-in
+              </Button>
+              {twoFactorStatus}
+            </div>
           </twoFactor.Form>
         ) : (
-          <twoFactor.Form method="post" className="mt-3 flex flex-col gap-4" noValidate>
+          <twoFactor.Form
+            ref={twoFactorSend.formRef}
+            method="post"
+            className="mt-3 flex flex-col gap-4"
+            noValidate
+          >
             <input type="hidden" name="intent" value="2fa-start" />
             <p className="text-sm text-muted-foreground">
               Ask for a code from an authenticator app each time you sign in with your password.
             </p>
             <FormErrors message={failure?.message} />
             {hasPassword ? <CurrentPasswordField errors={errors?.password} /> : null}
-            <Button type="submit" disabled={isBusy} className="self-start">
-              Set up two-step sign-in
-            </Button>
+            <div className="flex flex-wrap items-center gap-2">
+              <Button type="submit" disabled={isBusy}>
+                Set up two-step sign-in
+              </Button>
+              {twoFactorStatus}
+            </div>
           </twoFactor.Form>
         )}
       </Card>
@@ -218,9 +262,9 @@ export function SecuritySettings({
             noValidate
           >
             <input type="hidden" name="intent" value="password" />
-            {password.data?.ok ? (
+            {passwordAnswer?.ok ? (
               <p role="status" className="text-sm text-primary">
-                {password.data.intent === "password" && !password.data.signedOutOthers
+                {passwordAnswer.intent === "password" && !passwordAnswer.signedOutOthers
                   ? "Password changed. Your other devices stay signed in."
                   : "Password changed. Every other device was signed out."}
               </p>
@@ -256,9 +300,12 @@ export function SecuritySettings({
                 Sign out my other devices
               </label>
             </div>
-            <Button type="submit" disabled={password.state !== "idle"} className="self-start">
-              Change password
-            </Button>
+            <div className="flex flex-wrap items-center gap-2">
+              <Button type="submit" disabled={password.state !== "idle"}>
+                Change password
+              </Button>
+              <SendStatus state={passwordSend.state} onRetry={passwordSend.retryNow} verb="save" />
+            </div>
           </password.Form>
         </Card>
       ) : null}

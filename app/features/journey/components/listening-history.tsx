@@ -1,9 +1,11 @@
 import { useEffect } from "react";
 import { Form, useNavigation, useRevalidator } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { SectionHeader } from "~/components/ui/section-header";
+import { SendStatus } from "~/components/ui/send-status";
 import type { ListenImportSummary } from "~/db/schema/listens";
 import { uploadPercent, useUploadProgress } from "~/lib/upload-progress";
 import { IMPORT_ACCEPT, IMPORT_MAX_BYTES } from "../import-constants";
@@ -69,6 +71,13 @@ function Instructions() {
   );
 }
 
+/**
+ * None of these is sent again by itself after a network failure (ADR 037): reading files makes
+ * a new preview, and Import or Cancel only applies to a preview still waiting. The person's
+ * Retry sends it again.
+ */
+const KEPT_FOR_RETRY = { repeat: false };
+
 function UploadForm() {
   const navigation = useNavigation();
   const isUploading =
@@ -78,8 +87,15 @@ function UploadForm() {
   const progress = useUploadProgress();
   const sending = isUploading && progress !== null && !progress.sent && progress.total > 0;
   const percent = progress ? uploadPercent(progress) : 0;
+  // The files stay chosen after a network failure; the person's Retry reads them (ADR 037).
+  const upload = useFormResend("upload", KEPT_FOR_RETRY);
   return (
-    <Form method="post" encType="multipart/form-data" className="flex flex-col gap-3">
+    <Form
+      ref={upload.formRef}
+      method="post"
+      encType="multipart/form-data"
+      className="flex flex-col gap-3"
+    >
       <input type="hidden" name="intent" value="upload" />
       <div className="flex flex-col gap-1">
         <label htmlFor="history-files" className="text-sm font-medium">
@@ -117,9 +133,12 @@ function UploadForm() {
           </p>
         </div>
       ) : null}
-      <Button type="submit" className="self-start" disabled={isUploading}>
-        {sending ? `Uploading… ${percent}%` : isUploading ? "Reading your files…" : "Read files"}
-      </Button>
+      <div className="flex flex-wrap items-center gap-2">
+        <Button type="submit" disabled={isUploading}>
+          {sending ? `Uploading… ${percent}%` : isUploading ? "Reading your files…" : "Read files"}
+        </Button>
+        <SendStatus state={upload.state} onRetry={upload.retryNow} />
+      </div>
     </Form>
   );
 }
@@ -127,6 +146,8 @@ function UploadForm() {
 function Preview({ item, summary }: { item: ListenImportView; summary: ListenImportSummary }) {
   const navigation = useNavigation();
   const isBusy = navigation.state !== "idle" && navigation.formMethod === "POST";
+  const confirm = useFormResend("confirm", KEPT_FOR_RETRY);
+  const cancel = useFormResend("cancel", KEPT_FOR_RETRY);
   return (
     <Card role="region" aria-labelledby="preview-heading">
       <h2 id="preview-heading" className="text-xl font-semibold">
@@ -209,22 +230,24 @@ function Preview({ item, summary }: { item: ListenImportView; summary: ListenImp
       </section>
       <div className="mt-6 flex flex-wrap gap-3">
         {summary.plays > 0 ? (
-          <Form method="post">
+          <Form ref={confirm.formRef} method="post" className="flex flex-wrap items-center gap-2">
             <input type="hidden" name="intent" value="confirm" />
             <input type="hidden" name="importId" value={item.id} />
             <Button type="submit" disabled={isBusy}>
               Import {number(summary.plays)} {summary.plays === 1 ? "play" : "plays"}
             </Button>
+            <SendStatus state={confirm.state} onRetry={confirm.retryNow} />
           </Form>
         ) : (
           <p className="self-center text-sm">There is nothing new to import in these files.</p>
         )}
-        <Form method="post">
+        <Form ref={cancel.formRef} method="post" className="flex flex-wrap items-center gap-2">
           <input type="hidden" name="intent" value="cancel" />
           <input type="hidden" name="importId" value={item.id} />
           <Button type="submit" variant="secondary" disabled={isBusy}>
             Cancel
           </Button>
+          <SendStatus state={cancel.state} onRetry={cancel.retryNow} />
         </Form>
       </div>
     </Card>
@@ -313,7 +336,8 @@ export function ListeningHistorySettings({
   useEffect(() => {
     if (!isImporting) return;
     const timer = setInterval(() => {
-      if (revalidator.state === "idle") void revalidator.revalidate();
+      // Not while offline: that load would fail and take the page.
+      if (revalidator.state === "idle" && navigator.onLine) void revalidator.revalidate();
     }, 1000);
     return () => clearInterval(timer);
   }, [isImporting, revalidator]);

@@ -1,5 +1,5 @@
-import { useEffect, useState } from "react";
-import { Link, useFetcher } from "react-router";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { Link } from "react-router";
 import { Avatar } from "~/components/ui/avatar";
 import { Icon } from "~/components/ui/icon";
 import { Cover } from "~/features/artwork";
@@ -15,19 +15,36 @@ export const LISTENING_NOW_URL = "/api/listening-now";
  * stopped, and when the first shown track runs out. Hidden when nobody is playing.
  */
 export function ListeningNow() {
-  const fetcher = useFetcher<{ people: ListeningNowEntry[] }>();
   const [people, setPeople] = useState<ListeningNowEntry[]>([]);
-  useEffect(() => {
-    if (fetcher.state === "idle" && fetcher.data) setPeople(fetcher.data.people);
-  }, [fetcher.state, fetcher.data]);
-
-  const reload = fetcher.load;
+  // A `fetch` of its own, not a fetcher: a fetcher is loaded again after every send on the page,
+  // and offline that load fails and replaces the page with the error screen (ADR 037). A failed
+  // load keeps the strip as it is; the connection coming back loads it again.
+  const latest = useRef(0);
+  const reload = useCallback(async () => {
+    const mine = ++latest.current;
+    try {
+      const response = await fetch(LISTENING_NOW_URL, {
+        headers: { Accept: "application/json" },
+        credentials: "same-origin",
+      });
+      if (!response.ok) return;
+      const body = (await response.json()) as { people?: unknown };
+      if (mine === latest.current && Array.isArray(body.people)) {
+        setPeople(body.people as ListeningNowEntry[]);
+      }
+    } catch {
+      // No answer: keep what is shown.
+    }
+  }, []);
   // Loaded once the page is up, not with the document (the feed's 60 KB budget).
   useEffect(() => {
-    reload(LISTENING_NOW_URL);
+    void reload();
+    const onOnline = () => void reload();
+    window.addEventListener("online", onOnline);
+    return () => window.removeEventListener("online", onOnline);
   }, [reload]);
   useLiveEvents((event) => {
-    if (event.type === "nowPlaying") reload(LISTENING_NOW_URL);
+    if (event.type === "nowPlaying") void reload();
   });
 
   // A track that runs out leaves the strip without anyone saying so: reload then.
@@ -38,7 +55,7 @@ export function ListeningNow() {
   useEffect(() => {
     if (!Number.isFinite(soonest)) return;
     const wait = Math.max(1_000, soonest - Date.now() + 500);
-    const timer = setTimeout(() => reload(LISTENING_NOW_URL), wait);
+    const timer = setTimeout(() => void reload(), wait);
     return () => clearTimeout(timer);
   }, [soonest, reload]);
 

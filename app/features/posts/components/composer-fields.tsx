@@ -1,5 +1,4 @@
-import { useEffect, useId, useRef } from "react";
-import { useFetcher } from "react-router";
+import { useEffect, useId, useRef, useState } from "react";
 import { FieldErrorList } from "~/components/ui/field";
 import { cn } from "~/lib/utils";
 import { MUSIC_FIELD_MAX_LENGTH } from "../constants";
@@ -27,7 +26,11 @@ export function MusicField({
   inputRef?: React.Ref<HTMLInputElement>;
 }) {
   const id = useId();
-  const fetcher = useFetcher<{ suggestions: string[] }>();
+  // A `fetch` of its own, not a fetcher: suggestions are a nicety, and a fetcher's load that
+  // fails (offline, or its route not yet discovered while offline, which reloads the page)
+  // would take the page and what was typed with it (ADR 037).
+  const [suggestions, setSuggestions] = useState<string[]>([]);
+  const latest = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(
     () => () => {
@@ -57,13 +60,25 @@ export function MusicField({
           const q = event.currentTarget.value;
           if (timer.current) clearTimeout(timer.current);
           if (q.trim().length < 2) return;
-          timer.current = setTimeout(() => {
-            fetcher.load(`/api/music-suggest?${new URLSearchParams({ field: suggestField, q })}`);
+          timer.current = setTimeout(async () => {
+            const mine = ++latest.current;
+            try {
+              const response = await fetch(
+                `/api/music-suggest?${new URLSearchParams({ field: suggestField, q })}`,
+                { headers: { Accept: "application/json" }, credentials: "same-origin" },
+              );
+              if (!response.ok) return;
+              const body = (await response.json()) as { suggestions?: unknown };
+              if (mine !== latest.current || !Array.isArray(body.suggestions)) return;
+              setSuggestions(body.suggestions.filter((s): s is string => typeof s === "string"));
+            } catch {
+              // Offline or no answer: the field works without suggestions.
+            }
           }, 200);
         }}
       />
       <datalist id={`${id}-list`}>
-        {(fetcher.data?.suggestions ?? []).map((s) => (
+        {suggestions.map((s) => (
           <option key={s} value={s} />
         ))}
       </datalist>

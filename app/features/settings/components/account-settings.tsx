@@ -1,10 +1,12 @@
 import { Mail, Phone, Trash2, UserPlus } from "lucide-react";
 import { Form, useNavigation } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
 import { Icon } from "~/components/ui/icon";
 import { SectionHeader } from "~/components/ui/section-header";
+import { SendStatus } from "~/components/ui/send-status";
 import { CodeField, PHONE_HINT } from "~/features/auth";
 import type { FormFailure } from "~/lib/forms";
 import type { AccountOverview } from "../account.server";
@@ -22,9 +24,19 @@ function useBusy(intent: string): boolean {
   return useNavigation().formData?.get("intent") === intent;
 }
 
+/**
+ * A send of this page the network let down (ADR 037): the form keeps what was typed and says
+ * so beside its button, but none is sent again by itself — each mails a link, texts a code,
+ * signs in elsewhere or deletes, with a password typed for it — only by the person's Retry.
+ */
+function useKept(isMine: Parameters<typeof useFormResend>[0]) {
+  return useFormResend(isMine, { repeat: false });
+}
+
 function EmailCard({ account, result }: { account: AccountOverview; result?: AccountResult }) {
   const mine = result?.intent === "email" ? result : undefined;
   const isBusy = useBusy("email");
+  const send = useKept("email");
   return (
     <Card>
       <h3 className="flex items-center gap-2 text-lg font-semibold">
@@ -42,7 +54,7 @@ function EmailCard({ account, result }: { account: AccountOverview; result?: Acc
           "No e-mail address yet. Add one to sign in with it and to get mail from us."
         )}
       </p>
-      <Form method="post" className="flex flex-col gap-4" noValidate>
+      <Form ref={send.formRef} method="post" className="flex flex-col gap-4" noValidate>
         <input type="hidden" name="intent" value="email" />
         <FormErrors message={mine?.message} />
         <Field
@@ -55,9 +67,12 @@ function EmailCard({ account, result }: { account: AccountOverview; result?: Acc
           errors={mine?.fieldErrors?.newEmail}
         />
         <ReauthFields errors={mine?.fieldErrors} />
-        <Button type="submit" disabled={isBusy} className="self-start">
-          {isBusy ? "Sending…" : "Send confirmation link"}
-        </Button>
+        <div className="flex flex-wrap items-center gap-2">
+          <Button type="submit" disabled={isBusy}>
+            {isBusy ? "Sending…" : "Send confirmation link"}
+          </Button>
+          <SendStatus state={send.state} onRetry={send.retryNow} />
+        </div>
       </Form>
     </Card>
   );
@@ -68,6 +83,8 @@ function PhoneCard({ account, result }: { account: AccountOverview; result?: Acc
   const sentTo = mine?.phoneSent ?? null;
   const isRequesting = useBusy("phone-request");
   const isConfirming = useBusy("phone-confirm");
+  const request = useKept("phone-request");
+  const confirm = useKept("phone-confirm");
   return (
     <Card>
       <h3 className="flex items-center gap-2 text-lg font-semibold">
@@ -85,7 +102,7 @@ function PhoneCard({ account, result }: { account: AccountOverview; result?: Acc
         )}
       </p>
       {sentTo ? (
-        <Form method="post" className="flex flex-col gap-4" noValidate>
+        <Form ref={confirm.formRef} method="post" className="flex flex-col gap-4" noValidate>
           <input type="hidden" name="intent" value="phone-confirm" />
           <input type="hidden" name="phone" value={sentTo} />
           <p role="status" className="text-sm">
@@ -99,12 +116,15 @@ function PhoneCard({ account, result }: { account: AccountOverview; result?: Acc
             autoFocus
           />
           <ReauthFields errors={mine?.intent === "phone-confirm" ? mine.fieldErrors : undefined} />
-          <Button type="submit" disabled={isConfirming} className="self-start">
-            {isConfirming ? "Checking…" : "Confirm number"}
-          </Button>
+          <div className="flex flex-wrap items-center gap-2">
+            <Button type="submit" disabled={isConfirming}>
+              {isConfirming ? "Checking…" : "Confirm number"}
+            </Button>
+            <SendStatus state={confirm.state} onRetry={confirm.retryNow} verb="save" />
+          </div>
         </Form>
       ) : (
-        <Form method="post" className="flex flex-col gap-4" noValidate>
+        <Form ref={request.formRef} method="post" className="flex flex-col gap-4" noValidate>
           <input type="hidden" name="intent" value="phone-request" />
           <FormErrors message={mine?.message} />
           <Field
@@ -118,12 +138,49 @@ function PhoneCard({ account, result }: { account: AccountOverview; result?: Acc
             errors={mine?.fieldErrors?.phone}
           />
           <ReauthFields errors={mine?.fieldErrors} />
-          <Button type="submit" disabled={isRequesting} className="self-start">
-            {isRequesting ? "Sending…" : "Text me a code"}
-          </Button>
+          <div className="flex flex-wrap items-center gap-2">
+            <Button type="submit" disabled={isRequesting}>
+              {isRequesting ? "Sending…" : "Text me a code"}
+            </Button>
+            <SendStatus state={request.state} onRetry={request.retryNow} />
+          </div>
         </Form>
       )}
     </Card>
+  );
+}
+
+function UnlinkForm({
+  method,
+  refused,
+  isBusy,
+}: {
+  method: SignInMethod;
+  refused?: AccountResult;
+  isBusy: boolean;
+}) {
+  const send = useKept(
+    (form) => form.get("intent") === "unlink" && form.get("methodId") === method.id,
+  );
+  return (
+    <Form ref={send.formRef} method="post" className="flex flex-col gap-3" noValidate>
+      <input type="hidden" name="intent" value="unlink" />
+      <input type="hidden" name="methodId" value={method.id} />
+      <FormErrors message={refused?.message} />
+      <ReauthFields errors={refused?.fieldErrors} />
+      <div className="flex flex-wrap items-center gap-2">
+        <Button
+          type="submit"
+          variant="secondary"
+          size="sm"
+          disabled={isBusy}
+          aria-label={`Unlink ${method.label}`}
+        >
+          {isBusy ? "Unlinking…" : "Unlink"}
+        </Button>
+        <SendStatus state={send.state} onRetry={send.retryNow} verb="save" />
+      </div>
+    </Form>
   );
 }
 
@@ -144,6 +201,7 @@ function SignInMethodsCard({
   const isLinking = navigation.formData?.get("intent") === "link";
   const unlinking = result?.intent === "unlink" ? result : undefined;
   const linking = result?.intent === "link" ? result : undefined;
+  const link = useKept("link");
   return (
     <Card>
       <section aria-labelledby="sign-in-methods-heading">
@@ -175,22 +233,7 @@ function SignInMethodsCard({
                     ) : null}
                   </div>
                   {method.canUnlink ? (
-                    <Form method="post" className="flex flex-col gap-3" noValidate>
-                      <input type="hidden" name="intent" value="unlink" />
-                      <input type="hidden" name="methodId" value={method.id} />
-                      <FormErrors message={refused?.message} />
-                      <ReauthFields errors={refused?.fieldErrors} />
-                      <Button
-                        type="submit"
-                        variant="secondary"
-                        size="sm"
-                        disabled={busyId === method.id}
-                        className="self-start"
-                        aria-label={`Unlink ${method.label}`}
-                      >
-                        {busyId === method.id ? "Unlinking…" : "Unlink"}
-                      </Button>
-                    </Form>
+                    <UnlinkForm method={method} refused={refused} isBusy={busyId === method.id} />
                   ) : null}
                 </li>
               );
@@ -198,7 +241,7 @@ function SignInMethodsCard({
           </ul>
         )}
         {linkable.length > 0 ? (
-          <Form method="post" className="mt-4 flex flex-col gap-3" noValidate>
+          <Form ref={link.formRef} method="post" className="mt-4 flex flex-col gap-3" noValidate>
             <input type="hidden" name="intent" value="link" />
             <FormErrors message={linking?.message} />
             <div className="flex flex-wrap gap-2">
@@ -214,6 +257,7 @@ function SignInMethodsCard({
                   Link {p.label}
                 </Button>
               ))}
+              <SendStatus state={link.state} onRetry={link.retryNow} />
             </div>
           </Form>
         ) : null}
@@ -225,6 +269,7 @@ function SignInMethodsCard({
 function DeleteCard({ username, result }: { username: string; result?: AccountResult }) {
   const mine = result?.intent === "delete" ? result : undefined;
   const isBusy = useBusy("delete");
+  const send = useKept("delete");
   return (
     <Card className="border-danger">
       <h3 className="flex items-center gap-2 text-lg font-semibold">
@@ -239,7 +284,7 @@ function DeleteCard({ username, result }: { username: string; result?: AccountRe
         </p>
         <p>Want a copy first? Download your data under “Your data”.</p>
       </div>
-      <Form method="post" className="flex flex-col gap-4" noValidate>
+      <Form ref={send.formRef} method="post" className="flex flex-col gap-4" noValidate>
         <input type="hidden" name="intent" value="delete" />
         <FormErrors message={mine?.message} />
         <Field
@@ -251,14 +296,17 @@ function DeleteCard({ username, result }: { username: string; result?: AccountRe
           errors={mine?.fieldErrors?.confirmUsername}
         />
         <ReauthFields errors={mine?.fieldErrors} />
-        <Button
-          type="submit"
-          variant="secondary"
-          disabled={isBusy}
-          className="self-start border-danger text-danger"
-        >
-          {isBusy ? "Deleting…" : "Delete my account"}
-        </Button>
+        <div className="flex flex-wrap items-center gap-2">
+          <Button
+            type="submit"
+            variant="secondary"
+            disabled={isBusy}
+            className="border-danger text-danger"
+          >
+            {isBusy ? "Deleting…" : "Delete my account"}
+          </Button>
+          <SendStatus state={send.state} onRetry={send.retryNow} />
+        </div>
       </Form>
     </Card>
   );

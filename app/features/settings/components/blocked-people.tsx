@@ -1,8 +1,34 @@
 import { Form, Link, useNavigation } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Avatar } from "~/components/ui/avatar";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { SendStatus } from "~/components/ui/send-status";
 import type { BlockedPerson } from "../privacy.server";
+
+/** Unblock for one person: kept, said and sent again when the network let it down (ADR 037). */
+function Unblock({ person, isBusy }: { person: BlockedPerson; isBusy: boolean }) {
+  const send = useFormResend(
+    (form) => form.get("intent") === "unblock" && form.get("userId") === person.id,
+  );
+  return (
+    <Form ref={send.formRef} method="post" className="flex flex-wrap items-center gap-2">
+      <input type="hidden" name="intent" value="unblock" />
+      <input type="hidden" name="userId" value={person.id} />
+      <input type="hidden" name="name" value={person.displayName} />
+      <SendStatus state={send.state} onRetry={send.retryNow} verb="save" />
+      <Button
+        type="submit"
+        variant="secondary"
+        size="sm"
+        disabled={isBusy}
+        aria-label={`Unblock ${person.displayName}`}
+      >
+        Unblock
+      </Button>
+    </Form>
+  );
+}
 
 /** /settings/privacy: the people the viewer blocked, each with Unblock. */
 export function BlockedPeople({ people }: { people: BlockedPerson[] }) {
@@ -28,20 +54,7 @@ export function BlockedPeople({ people }: { people: BlockedPerson[] }) {
                 </Link>
                 <p className="text-sm text-muted-foreground">@{person.username}</p>
               </div>
-              <Form method="post">
-                <input type="hidden" name="intent" value="unblock" />
-                <input type="hidden" name="userId" value={person.id} />
-                <input type="hidden" name="name" value={person.displayName} />
-                <Button
-                  type="submit"
-                  variant="secondary"
-                  size="sm"
-                  disabled={busy === person.id}
-                  aria-label={`Unblock ${person.displayName}`}
-                >
-                  Unblock
-                </Button>
-              </Form>
+              <Unblock person={person} isBusy={busy === person.id} />
             </li>
           ))}
         </ul>

@@ -1,9 +1,11 @@
 import { useId } from "react";
 import { Form, Link, useNavigation } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { SectionHeader } from "~/components/ui/section-header";
+import { SendStatus } from "~/components/ui/send-status";
 import {
   JOURNEY_AUDIENCE_CHOICES,
   JOURNEY_AUDIENCE_HINTS,
@@ -56,6 +58,9 @@ export function JourneyPrivacyForm({
 }) {
   const navigation = useNavigation();
   const isSaving = navigation.formData?.get("intent") === "journey";
+  // Both name the state wanted: a save the network let down goes again (ADR 037).
+  const save = useFormResend("journey");
+  const unhide = useFormResend("journey-unhide");
   const refused = result?.intent === "journey" ? result : undefined;
   const id = useId();
   const audience = refused?.values.journeyAudience ?? settings.audience;
@@ -67,7 +72,7 @@ export function JourneyPrivacyForm({
           See your journey
         </Link>
       </SectionHeader>
-      <Form method="post" className="flex flex-col gap-6" noValidate>
+      <Form ref={save.formRef} method="post" className="flex flex-col gap-6" noValidate>
         <input type="hidden" name="intent" value="journey" />
         <FormErrors message={refused?.message} />
         <fieldset
@@ -201,12 +206,16 @@ export function JourneyPrivacyForm({
             }
           />
         </fieldset>
-        <Button type="submit" disabled={isSaving} className="self-start">
-          {isSaving ? "Saving…" : "Save journey settings"}
-        </Button>
+        <div className="flex flex-wrap items-center gap-2">
+          <Button type="submit" disabled={isSaving}>
+            {isSaving ? "Saving…" : "Save journey settings"}
+          </Button>
+          <SendStatus state={save.state} onRetry={save.retryNow} verb="save" />
+          <SendStatus state={unhide.state} onRetry={unhide.retryNow} verb="save" />
+        </div>
       </Form>
       {/* Outside the form above, so Enter in its fields saves it instead of removing an artist. */}
-      <Form id={`${id}-unhide`} method="post" hidden>
+      <Form ref={unhide.formRef} id={`${id}-unhide`} method="post" hidden>
         <input type="hidden" name="intent" value="journey-unhide" />
       </Form>
     </Card>

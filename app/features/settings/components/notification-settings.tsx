@@ -1,7 +1,9 @@
 import { Form, useNavigation } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { SectionHeader } from "~/components/ui/section-header";
+import { SendStatus } from "~/components/ui/send-status";
 import type { NotificationSettings } from "../notifications.server";
 
 function Toggle({
@@ -28,13 +30,16 @@ function Toggle({
 export function NotificationSettingsForm({ settings }: { settings: NotificationSettings }) {
   const navigation = useNavigation();
   const isSaving = navigation.state === "submitting" && navigation.formMethod === "POST";
+  // The boxes name the state wanted: a save the network let down goes again (ADR 037).
+  const save = useFormResend("notifications");
   return (
     <Card>
       <SectionHeader title="Notifications">
         Choose what you hear about in the app (the bell and pop-ups) and by e-mail. The unsubscribe
         link in a mail switches off the same setting here.
       </SectionHeader>
-      <Form method="post" className="flex flex-col gap-4">
+      <Form ref={save.formRef} method="post" className="flex flex-col gap-4">
+        <input type="hidden" name="intent" value="notifications" />
         <table className="w-full text-sm">
           <caption className="sr-only">Notifications by kind and channel</caption>
           <thead>
@@ -90,9 +95,12 @@ export function NotificationSettingsForm({ settings }: { settings: NotificationS
             </tr>
           </tbody>
         </table>
-        <Button type="submit" disabled={isSaving} className="self-start">
-          {isSaving ? "Saving…" : "Save notification settings"}
-        </Button>
+        <div className="flex flex-wrap items-center gap-2">
+          <Button type="submit" disabled={isSaving}>
+            {isSaving ? "Saving…" : "Save notification settings"}
+          </Button>
+          <SendStatus state={save.state} onRetry={save.retryNow} verb="save" />
+        </div>
       </Form>
     </Card>
   );

@@ -1,11 +1,13 @@
 import { useId } from "react";
 import { Form, Link, useNavigation } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Avatar } from "~/components/ui/avatar";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { FieldErrorList, FormErrors } from "~/components/ui/field";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { SectionHeader } from "~/components/ui/section-header";
+import { SendStatus } from "~/components/ui/send-status";
 import type { FollowRequest } from "~/features/follows/index.server";
 import { AUDIENCE_LABELS, AUDIENCES } from "~/features/posts";
 import type { FormFailure } from "~/lib/forms";
@@ -68,6 +70,8 @@ export function PrivacyForm({
 }) {
   const navigation = useNavigation();
   const isSaving = navigation.formData?.get("intent") === "privacy";
+  // The choices name the state wanted: a save the network let down goes again (ADR 037).
+  const save = useFormResend("privacy");
   const refused = result?.intent === "privacy" ? result : undefined;
   const values = refused?.values;
   const id = useId();
@@ -83,7 +87,7 @@ export function PrivacyForm({
       <SectionHeader title="Privacy">
         Who sees what you share, who may follow you, and whether people can find you.
       </SectionHeader>
-      <Form method="post" className="flex flex-col gap-6" noValidate>
+      <Form ref={save.formRef} method="post" className="flex flex-col gap-6" noValidate>
         <input type="hidden" name="intent" value="privacy" />
         <FormErrors message={refused?.message} />
         <fieldset
@@ -156,11 +160,54 @@ export function PrivacyForm({
             </p>
           </div>
         </div>
-        <Button type="submit" disabled={isSaving} className="self-start">
-          {isSaving ? "Saving…" : "Save privacy settings"}
-        </Button>
+        <div className="flex flex-wrap items-center gap-2">
+          <Button type="submit" disabled={isSaving}>
+            {isSaving ? "Saving…" : "Save privacy settings"}
+          </Button>
+          <SendStatus state={save.state} onRetry={save.retryNow} verb="save" />
+        </div>
       </Form>
     </Card>
+  );
+}
+
+/**
+ * Accept or Decline for one person: an answer the network let down is kept, said beside the
+ * buttons, and given again by the same button when the connection is back (ADR 037).
+ */
+function RequestAnswer({ person, isBusy }: { person: FollowRequest; isBusy: boolean }) {
+  const answer = useFormResend(
+    (form) =>
+      form.get("requesterId") === person.id &&
+      (form.get("intent") === "accept" || form.get("intent") === "decline"),
+  );
+  return (
+    <Form ref={answer.formRef} method="post" className="flex flex-wrap items-center gap-2">
+      <input type="hidden" name="requesterId" value={person.id} />
+      <input type="hidden" name="name" value={person.displayName} />
+      <SendStatus state={answer.state} onRetry={answer.retryNow} verb="save" />
+      <Button
+        type="submit"
+        name="intent"
+        value="accept"
+        size="sm"
+        disabled={isBusy}
+        aria-label={`Accept ${person.displayName}`}
+      >
+        Accept
+      </Button>
+      <Button
+        type="submit"
+        name="intent"
+        value="decline"
+        variant="secondary"
+        size="sm"
+        disabled={isBusy}
+        aria-label={`Decline ${person.displayName}`}
+      >
+        Decline
+      </Button>
+    </Form>
   );
 }
 
@@ -211,31 +258,7 @@ export function FollowRequests({
                     @{person.username} · asked <RelativeTime iso={person.requestedAt} />
                   </p>
                 </div>
-                <Form method="post" className="flex gap-2">
-                  <input type="hidden" name="requesterId" value={person.id} />
-                  <input type="hidden" name="name" value={person.displayName} />
-                  <Button
-                    type="submit"
-                    name="intent"
-                    value="accept"
-                    size="sm"
-                    disabled={busy === person.id}
-                    aria-label={`Accept ${person.displayName}`}
-                  >
-                    Accept
-                  </Button>
-                  <Button
-                    type="submit"
-                    name="intent"
-                    value="decline"
-                    variant="secondary"
-                    size="sm"
-                    disabled={busy === person.id}
-                    aria-label={`Decline ${person.displayName}`}
-                  >
-                    Decline
-                  </Button>
-                </Form>
+                <RequestAnswer person={person} isBusy={busy === person.id} />
               </li>
             ))}
           </ul>

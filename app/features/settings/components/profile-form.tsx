@@ -1,11 +1,13 @@
 import { Check, ImageUp, Trash2 } from "lucide-react";
 import { useEffect, useId, useRef, useState } from "react";
 import { Form, useFetcher, useNavigation, useSubmit } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Avatar } from "~/components/ui/avatar";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, FormErrors } from "~/components/ui/field";
 import { SectionHeader } from "~/components/ui/section-header";
+import { SendStatus } from "~/components/ui/send-status";
 import { shownName } from "~/core/person";
 import type { FormFailure } from "~/lib/forms";
 import { cn } from "~/lib/utils";
@@ -70,6 +72,10 @@ function AvatarForm({
   const [preview, setPreview] = useState<{ url: string; blob: Blob } | null>(null);
   const [clientError, setClientError] = useState<string | null>(null);
   const busyIntent = navigation.formData?.get("intent");
+  // A picture (or its removal) names what it wants: sent again by itself when the network let
+  // it down, with the preview kept meanwhile (ADR 037).
+  const upload = useFormResend("avatar");
+  const removal = useFormResend("remove-avatar");
   const isAvatarResult = result?.intent === "avatar" || result?.intent === "remove-avatar";
   const errors = clientError
     ? [clientError]
@@ -78,10 +84,11 @@ function AvatarForm({
       : undefined;
 
   useEffect(() => () => (preview ? URL.revokeObjectURL(preview.url) : undefined), [preview]);
-  // A saved picture ends the preview.
+  // A saved picture ends the preview; one waiting to be sent keeps it.
+  const isUploadWaiting = upload.isWaiting;
   useEffect(() => {
-    if (navigation.state === "idle" && !isAvatarResult) setPreview(null);
-  }, [navigation.state, isAvatarResult]);
+    if (navigation.state === "idle" && !isAvatarResult && !isUploadWaiting) setPreview(null);
+  }, [navigation.state, isAvatarResult, isUploadWaiting]);
 
   return (
     <Card>
@@ -90,6 +97,7 @@ function AvatarForm({
         (such as where it was taken).
       </SectionHeader>
       <Form
+        ref={upload.formRef}
         method="post"
         encType="multipart/form-data"
         className="flex flex-wrap items-end gap-4"
@@ -138,7 +146,8 @@ function AvatarForm({
             setPreview(blob ? { url: URL.createObjectURL(blob), blob } : null);
           }}
         />
-        <div className="flex gap-2">
+        <div className="flex flex-wrap items-center gap-2">
+          <SendStatus state={upload.state} onRetry={upload.retryNow} verb="save" />
           <Button type="submit" disabled={busyIntent === "avatar"}>
             <ImageUp aria-hidden="true" className="size-4" />
             {busyIntent === "avatar" ? "Uploading…" : "Upload picture"}
@@ -146,12 +155,18 @@ function AvatarForm({
         </div>
       </Form>
       {profile.avatarUrl ? (
-        <Form method="post" encType="multipart/form-data" className="mt-3">
+        <Form
+          ref={removal.formRef}
+          method="post"
+          encType="multipart/form-data"
+          className="mt-3 flex flex-wrap items-center gap-2"
+        >
           <input type="hidden" name="intent" value="remove-avatar" />
           <Button type="submit" variant="ghost" size="sm" disabled={busyIntent === "remove-avatar"}>
             <Trash2 aria-hidden="true" className="size-4" />
             Remove picture
           </Button>
+          <SendStatus state={removal.state} onRetry={removal.retryNow} verb="save" />
         </Form>
       ) : null}
     </Card>
@@ -283,6 +298,8 @@ export function ProfileSettingsForm({
 }) {
   const navigation = useNavigation();
   const isSaving = navigation.formData?.get("intent") === "profile";
+  // A save the network let down keeps what was typed, says so, and goes again (ADR 037).
+  const save = useFormResend("profile");
   const refused = result?.intent === "profile" ? result : undefined;
   const values = refused?.values;
   return (
@@ -292,7 +309,7 @@ export function ProfileSettingsForm({
         <SectionHeader title="Profile">
           How people see you on your profile, your posts and your comments.
         </SectionHeader>
-        <Form method="post" className="flex flex-col gap-4" noValidate>
+        <Form ref={save.formRef} method="post" className="flex flex-col gap-4" noValidate>
           <input type="hidden" name="intent" value="profile" />
           <FormErrors message={refused?.message} />
           <Field
@@ -326,9 +343,12 @@ export function ProfileSettingsForm({
             defaultValue={values?.favouriteGenres ?? profile.favouriteGenres.join(", ")}
             errors={refused?.fieldErrors.favouriteGenres}
           />
-          <Button type="submit" disabled={isSaving} className="self-start">
-            {isSaving ? "Saving…" : "Save profile"}
-          </Button>
+          <div className="flex flex-wrap items-center gap-2">
+            <Button type="submit" disabled={isSaving}>
+              {isSaving ? "Saving…" : "Save profile"}
+            </Button>
+            <SendStatus state={save.state} onRetry={save.retryNow} verb="save" />
+          </div>
         </Form>
       </Card>
     </div>

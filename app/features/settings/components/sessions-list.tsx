@@ -1,7 +1,9 @@
 import { Laptop, LogOut, Smartphone } from "lucide-react";
 import { Form, useNavigation } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { SendStatus } from "~/components/ui/send-status";
 import type { SessionSummary } from "../sessions.server";
 
 const METHOD_LABELS: Record<string, string> = {
@@ -25,12 +27,39 @@ function when(iso: string): string {
   return `${dateFormat.format(new Date(iso))} UTC`;
 }
 
+/**
+ * Sign out one session: it names the state wanted, so a send the network let down is said
+ * beside the button and sent again once the connection is back (ADR 037).
+ */
+function SignOutSession({ session, isBusy }: { session: SessionSummary; isBusy: boolean }) {
+  const send = useFormResend(
+    (form) => form.get("intent") === "revoke-session" && form.get("sessionId") === session.id,
+  );
+  return (
+    <Form ref={send.formRef} method="post" className="flex flex-wrap items-center gap-2">
+      <input type="hidden" name="intent" value="revoke-session" />
+      <input type="hidden" name="sessionId" value={session.id} />
+      <SendStatus state={send.state} onRetry={send.retryNow} verb="save" />
+      <Button
+        type="submit"
+        variant="secondary"
+        size="sm"
+        disabled={isBusy}
+        aria-label={`Sign out ${session.browser} on ${session.system}`}
+      >
+        Sign out
+      </Button>
+    </Form>
+  );
+}
+
 /** Active sessions with "this device" marked; end one, or all the others. */
 export function SessionsList({ sessions }: { sessions: SessionSummary[] }) {
   const navigation = useNavigation();
   const busy = navigation.formData?.get("intent");
   const busySession = navigation.formData?.get("sessionId");
   const others = sessions.filter((s) => !s.isCurrent).length;
+  const signOutOthers = useFormResend("revoke-others");
   return (
     <Card className="mt-6">
       <h2 className="text-lg font-semibold">Where you are signed in</h2>
@@ -60,19 +89,10 @@ export function SessionsList({ sessions }: { sessions: SessionSummary[] }) {
                 </p>
               </div>
               {s.isCurrent ? null : (
-                <Form method="post">
-                  <input type="hidden" name="intent" value="revoke-session" />
-                  <input type="hidden" name="sessionId" value={s.id} />
-                  <Button
-                    type="submit"
-                    variant="secondary"
-                    size="sm"
-                    disabled={busy === "revoke-session" && busySession === s.id}
-                    aria-label={`Sign out ${s.browser} on ${s.system}`}
-                  >
-                    Sign out
-                  </Button>
-                </Form>
+                <SignOutSession
+                  session={s}
+                  isBusy={busy === "revoke-session" && busySession === s.id}
+                />
               )}
             </li>
           );
@@ -80,12 +100,17 @@ export function SessionsList({ sessions }: { sessions: SessionSummary[] }) {
       </ul>
       <div className="mt-4 flex flex-wrap gap-3">
         {others > 0 ? (
-          <Form method="post">
+          <Form
+            ref={signOutOthers.formRef}
+            method="post"
+            className="flex flex-wrap items-center gap-2"
+          >
             <input type="hidden" name="intent" value="revoke-others" />
             <Button type="submit" variant="secondary" disabled={busy === "revoke-others"}>
               <LogOut aria-hidden="true" className="size-4" />
               Sign out all other devices
             </Button>
+            <SendStatus state={signOutOthers.state} onRetry={signOutOthers.retryNow} verb="save" />
           </Form>
         ) : null}
         <Form method="post" action="/auth/logout">

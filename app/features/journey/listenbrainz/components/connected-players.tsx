@@ -1,11 +1,13 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { Form, useNavigation } from "react-router";
+import { useFormResend } from "~/components/hooks/use-resend";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { ConfirmSubmitButton } from "~/components/ui/dialog";
 import { Field, FormErrors } from "~/components/ui/field";
 import { RelativeTime } from "~/components/ui/relative-time";
 import { SectionHeader } from "~/components/ui/section-header";
+import { SendStatus } from "~/components/ui/send-status";
 import type { FormFailure } from "~/lib/forms";
 import { LISTEN_TOKEN_NAME_MAX, MAX_ACTIVE_LISTEN_TOKENS } from "../constants";
 import type { ListenTokenSummary } from "../tokens.server";
@@ -71,6 +73,10 @@ function NewToken({ name, token }: { name: string; token: string }) {
 function TokenRow({ token }: { token: ListenTokenSummary }) {
   const navigation = useNavigation();
   const isRevoking = navigation.formData?.get("tokenId") === token.id;
+  // Revoking names the state wanted: sent again by itself after a network failure (ADR 037).
+  const revoke = useFormResend(
+    (form) => form.get("intent") === "revoke" && form.get("tokenId") === token.id,
+  );
   return (
     <li className="flex flex-wrap items-center gap-3 py-3">
       <div className="min-w-0 flex-1">
@@ -94,7 +100,8 @@ function TokenRow({ token }: { token: ListenTokenSummary }) {
         </p>
       </div>
       {token.revokedAt ? null : (
-        <Form method="post">
+        <Form ref={revoke.formRef} method="post" className="flex flex-wrap items-center gap-2">
+          <SendStatus state={revoke.state} onRetry={revoke.retryNow} verb="save" />
           <input type="hidden" name="intent" value="revoke" />
           <input type="hidden" name="tokenId" value={token.id} />
           <ConfirmSubmitButton
@@ -133,10 +140,13 @@ export function ConnectedPlayers({
     result && "fieldErrors" in result && result.intent === "create" ? result : undefined;
   const errors = failure?.fieldErrors ?? {};
   const values = result && "values" in result ? result.values : {};
-  const formRef = useRef<HTMLFormElement>(null);
+  // A new token is not made twice by itself: after a network failure the name stays and the
+  // person's Retry sends it (ADR 037).
+  const create = useFormResend("create", { repeat: false });
+  const formRef = create.formRef;
   useEffect(() => {
     if (created) formRef.current?.reset();
-  }, [created]);
+  }, [created, formRef]);
   const atLimit = tokens.active.length >= MAX_ACTIVE_LISTEN_TOKENS;
 
   return (
@@ -164,9 +174,12 @@ export function ConnectedPlayers({
             errors={errors.name}
           />
           <div>
-            <Button type="submit" disabled={isCreating || atLimit}>
-              {isCreating ? "Creating…" : "Create token"}
-            </Button>
+            <div className="flex flex-wrap items-center gap-2">
+              <Button type="submit" disabled={isCreating || atLimit}>
+                {isCreating ? "Creating…" : "Create token"}
+              </Button>
+              <SendStatus state={create.state} onRetry={create.retryNow} />
+            </div>
             {atLimit ? (
               <p className="mt-2 text-sm text-muted-foreground">
                 You have {MAX_ACTIVE_LISTEN_TOKENS} tokens, the most you can have at once. Revoke
