@@ -29,6 +29,44 @@ function countAnsweredPosts(page: Page, path: string) {
   return answered;
 }
 
+/** Each page's route discovery requests (`/__manifest`) under way, and when one last moved. */
+const discovery = new WeakMap<Page, { inFlight: number; lastAt: number }>();
+
+function watchDiscovery(page: Page): void {
+  const state = { inFlight: 0, lastAt: Date.now() };
+  discovery.set(page, state);
+  const isManifest = (url: string) => new URL(url).pathname === "/__manifest";
+  page.on("request", (request) => {
+    if (!isManifest(request.url())) return;
+    state.inFlight++;
+    state.lastAt = Date.now();
+  });
+  const settled = (request: { url(): string }) => {
+    if (!isManifest(request.url())) return;
+    state.inFlight--;
+    state.lastAt = Date.now();
+  };
+  page.on("requestfinished", settled);
+  page.on("requestfailed", settled);
+}
+
+/**
+ * Cuts the network once the page has learned its links' routes. React Router discovers them
+ * after the page is up (a `/__manifest` request shortly after hydration); cut before that
+ * answer, a send to a page with a parameter (`/post/:id`) needs the discovery first and the
+ * router itself gives up offline — the network going away in the page's first second, which
+ * these tests are not about.
+ */
+async function goOffline(page: Page): Promise<void> {
+  const state = discovery.get(page);
+  if (state) {
+    await expect
+      .poll(() => state.inFlight === 0 && Date.now() - state.lastAt > 500, { timeout: 20_000 })
+      .toBe(true);
+  }
+  await page.context().setOffline(true);
+}
+
 async function pageAs(browser: Browser, person: Person, theme?: "light" | "dark") {
   const context = await browser.newContext({ storageState: person.storage });
   if (theme) {
@@ -36,7 +74,9 @@ async function pageAs(browser: Browser, person: Person, theme?: "light" | "dark"
       { name: COLOR_MODE_COOKIE, value: theme, url: test.info().project.use.baseURL ?? "" },
     ]);
   }
-  return context.newPage();
+  const page = await context.newPage();
+  watchDiscovery(page);
+  return page;
 }
 
 /** No error screen took the page: the header and the main content are still the app's. */
@@ -79,7 +119,7 @@ test.describe
       await page.getByRole("combobox", { name: "Artist", exact: true }).fill("The Blips");
       await page.getByLabel("Note").fill("Written on a train");
 
-      await page.context().setOffline(true);
+      await goOffline(page);
       await page.getByRole("button", { name: "Share", exact: true }).click();
       await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
       await expectNoErrorScreen(page);
@@ -136,7 +176,7 @@ test.describe
       const page = await pageAs(browser, bob);
       await gotoHydrated(page, `/post/${postId}`);
       const like = page.getByRole("button", { name: "Like, 0 likes" }).first();
-      await page.context().setOffline(true);
+      await goOffline(page);
       await like.click();
       const liked = page.getByRole("button", { name: "Like, 1 like" }).first();
       await expect(liked).toHaveAttribute("aria-pressed", "true");
@@ -163,7 +203,7 @@ test.describe
       await gotoHydrated(page, `/post/${postId}`);
       const box = page.getByLabel("Add a comment");
       await box.fill("Sent from a tunnel");
-      await page.context().setOffline(true);
+      await goOffline(page);
       await page.getByRole("button", { name: "Comment", exact: true }).click();
       await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
       await expect(box).toHaveValue("Sent from a tunnel");
@@ -182,7 +222,7 @@ test.describe
       const replyBox = page.getByLabel(`Reply to @rb${run}`);
       await expect(replyBox).toBeFocused();
       await replyBox.pressSequentially("and back again");
-      await page.context().setOffline(true);
+      await goOffline(page);
       await page.getByRole("button", { name: "Comment", exact: true }).click();
       await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
       await expect(replyBox).toHaveValue(`@rb${run} and back again`);
@@ -230,7 +270,7 @@ test.describe
     }) => {
       const page = await pageAs(browser, bob);
       await gotoHydrated(page, `/u/ra${run}`);
-      await page.context().setOffline(true);
+      await goOffline(page);
       await page.getByRole("button", { name: "Follow Resilient Alice" }).click();
       await expect(page.getByRole("button", { name: "Following Resilient Alice" })).toBeVisible();
       await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
@@ -280,7 +320,7 @@ test.describe
         await gotoHydrated(page, `/post/${postId}`);
         // Each theme's own words: both tests comment on the same post.
         await page.getByLabel("Add a comment").fill(`Waiting to go (${theme})`);
-        await page.context().setOffline(true);
+        await goOffline(page);
         await page.getByRole("button", { name: "Comment", exact: true }).click();
         await expect(page.getByRole("status").filter({ hasText: OFFLINE })).toBeVisible();
         await expectNoAxeViolations(page);
@@ -304,7 +344,7 @@ test.describe
       await page.getByLabel("Bio").fill("Written between two tunnels");
       await page.getByLabel("Favourite genres").fill("dub, ambient");
 
-      await page.context().setOffline(true);
+      await goOffline(page);
       await page.getByRole("button", { name: "Save profile" }).click();
       await expect(page.getByRole("status").filter({ hasText: OFFLINE_SAVE })).toBeVisible();
       await expectNoErrorScreen(page);
@@ -340,7 +380,7 @@ test.describe
       await likesInApp.setChecked(!wasInApp);
       await followsByMail.setChecked(!wasByMail);
 
-      await page.context().setOffline(true);
+      await goOffline(page);
       await page.getByRole("button", { name: "Save notification settings" }).click();
       const status = page.getByRole("status").filter({ hasText: OFFLINE_SAVE });
       await expect(status).toBeVisible();
@@ -375,7 +415,7 @@ test.describe
       const wasPaused = await paused.isChecked();
       await paused.setChecked(!wasPaused);
 
-      await page.context().setOffline(true);
+      await goOffline(page);
       await page.getByRole("button", { name: "Save journey settings" }).click();
       const status = page.getByRole("status").filter({ hasText: OFFLINE_SAVE });
       await expect(status).toHaveCount(1);

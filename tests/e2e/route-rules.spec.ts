@@ -46,6 +46,7 @@ function sample(pattern: string): string {
     .replace(":list", "followers")
     .replace(":provider", "github")
     .replace(":file", "0123456789abcdef.svg")
+    .replace(":token", "not-a-setup-token")
     .replace("*", "no/such/page");
 }
 
@@ -61,8 +62,11 @@ const resources = all.filter((page) => !isPage(page));
  * - `/unsubscribe`: the link in every bulk mail (RFC 8058 one-click) must work without signing in;
  *   it is authorised by its signed token instead.
  * - `/bench/fixture`, `/bench/floor`: exist only under SOUNDTRAIL_BENCH=1; a 404 here.
+ * - any other path (the catch-all, sampled as `/no/such/page`): "Page not found" for everyone
+ *   (spec §2), signed in or not, not a sign-in page for a page that does not exist.
  */
-const EXEMPT = new Set(["/unsubscribe", "/bench/fixture", "/bench/floor"]);
+const NOT_FOUND = "/no/such/page";
+const EXEMPT = new Set(["/unsubscribe", "/bench/fixture", "/bench/floor", NOT_FOUND]);
 const AUTH_ENTRY = new Set(["/", "/auth/login", "/auth/signup", "/auth/confirm"]);
 
 type Expected = { redirect: string } | "no-rule-redirect";
@@ -91,6 +95,7 @@ async function check(request: APIRequestContext, url: string, expected: Expected
   expect(doc.status(), `${url} never a 5xx`).toBeLessThan(500);
   expect(data.status(), `${dataUrl(url)} never a 5xx`).toBeLessThan(500);
   if (expected === "no-rule-redirect") {
+    if (url === NOT_FOUND) expect(doc.status(), `${url} is not found`).toBe(404);
     const location = doc.headers().location ?? "";
     // Auth pages are outside the rule; one may still need a session of its own (the guest
     // upgrade), and its own guard answers for that.
@@ -137,6 +142,12 @@ test.describe("redirect rules for every route in routes.ts", () => {
         expect(body.tab).toBe("everyone");
         expect(body.posts.length).toBeGreaterThan(0);
         for (const post of body.posts) expect(post.audience, url).toBe("everyone");
+        continue;
+      }
+      if (url === "/api/listening-now") {
+        // The feed's "listening now" strip: signed out, nobody (the feed itself is public).
+        expect(response.status(), url).toBe(200);
+        expect(await response.json()).toEqual({ people: [] });
         continue;
       }
       if (url.startsWith("/api/") && !url.startsWith("/api/auth/")) {
